@@ -1,0 +1,19 @@
+import type { CaseResult, RunReport } from '../runner/results.js';
+
+/** What the runner tells reporters before the first case starts. */
+export interface RunPlan {
+  runId: string;
+  target: RunReport['target'];
+  total: number;
+}
+
+/**
+ * A reporter renders a run. Live reporters (console) use the hooks; file reporters only `end`.
+ * `end` returns the rendered text when the reporter writes to a file or stdout.
+ */
+export interface Reporter {
+  readonly name: string;
+  start?(plan: RunPlan): void;
+  caseEnd?(result: CaseResult): void;
+  end(report: RunReport): Promise<void> | void;
+}

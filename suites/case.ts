@@ -1,0 +1,54 @@
+// The case model. A case checks one rule of the spec against any implementation's URLs.
+// Its metadata is a small declarative header (test262 style); `run` holds the behaviour.
+import type { Level, SpecDoc } from './requirements/types.js';
+import type { ApiClient } from '../runner/client.js';
+
+/** What a case may touch on the target: the dry run (`list`) shows it to operators. */
+export type Impact = 'read-only' | 'namespaced' | 'cluster-scoped';
+
+/** Which target URL a case needs. Later issues add 'agent', 'agent-socket' and 'metrics'. */
+export type TargetKind = 'api';
+
+export interface CaseMeta {
+  /** Stable dotted id, e.g. `api.storageclass.reclaim-policy.default`. */
+  readonly id: string;
+  readonly title: string;
+  /** Suite name, used by `--suite` (e.g. `storageclass`). */
+  readonly suite: string;
+  /** Requirement ids from the catalogue in suites/requirements. */
+  readonly requirements: readonly string[];
+  readonly spec: { readonly doc: SpecDoc; readonly section: string };
+  readonly level: Level;
+  /** Feature gates the case needs in a given state; others it does not care about. */
+  readonly gates?: Readonly<Record<string, boolean>>;
+  readonly impact: Impact;
+  readonly needs: readonly TargetKind[];
+}
+
+export interface CaseContext {
+  /** Client for the control-plane API; records every exchange for the reports. */
+  readonly api: ApiClient;
+  readonly runId: string;
+  /** Label every created object carries: `conformance.orch.io/run=<runId>`. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** Namespace unique to the run, created before namespaced cases start. */
+  readonly namespace: string;
+  /** A name unique to this run and case (DNS-1123), with an optional readable hint. */
+  uniqueName(hint?: string): string;
+  /**
+   * Registers an object for deletion at the end of the run, pass or fail.
+   * `path` is the item path, e.g. `/apis/storage.orch.io/v1/storageclasses/<name>`.
+   */
+  track(path: string): void;
+  /** Aborted when the case times out or the run is interrupted. */
+  readonly signal: AbortSignal;
+}
+
+export interface Case extends CaseMeta {
+  run(ctx: CaseContext): Promise<void>;
+}
+
+/** Defines a case; a function (not a bare literal) so that the type checks each header field. */
+export function defineCase(c: Case): Case {
+  return c;
+}
