@@ -1,0 +1,279 @@
+// Throughput of the reference API server next to a bare node:http JSON server answering the same
+// payloads, measured in the same run by the same load generator, plus the reference's cold start.
+//
+//   node dist/bench/api.js [--requests 10000] [--connections 16] [--max-seconds 10] [--starts 7]
+//
+// Each server runs in its own child process (so the load generator does not share its event loop)
+// on loopback. `--serve reference|bare` is the child mode.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const SC_PATH = '/apis/storage.orch.io/v1/storageclasses';
+const here = fileURLToPath(import.meta.url);
+const serverModule = pathToFileURL(fileURLToPath(new URL('../reference/server.js', import.meta.url))).href;
+
+const { values: args } = parseArgs({
+  options: {
+    serve: { type: 'string' },
+    requests: { type: 'string', default: '10000' },
+    connections: { type: 'string', default: '16' },
+    'max-seconds': { type: 'string', default: '10' },
+    starts: { type: 'string', default: '7' },
+  },
+});
+
+const storageClass = (name: string): Record<string, unknown> => ({
+  apiVersion: 'storage.orch.io/v1',
+  kind: 'StorageClass',
+  metadata: { name },
+  provisioner: 'example.orch.io/bench',
+  parameters: { type: 'ssd' },
+});
+
+// ---- child modes ----
+
+async function serveReference(): Promise<void> {
+  const { startReference } = (await import(serverModule)) as typeof import('../reference/server.js');
+  const ref = await startReference({ host: '127.0.0.1', port: 0 });
+  process.stdout.write(`READY ${ref.url}\n`);
+  process.once('SIGTERM', () => void ref.close().then(() => process.exit(0)));
+}
+
+/** What a minimal hand-written server does for the same requests: parse, stamp metadata, serialise. */
+async function serveBare(): Promise<void> {
+  let revision = 0;
+  const stored = new Map<string, string>();
+  const server = createServer((req, res) => {
+    const reply = (code: number, body: unknown): void => {
+      const text = JSON.stringify(body) + '\n';
+      res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+      res.end(text);
+    };
+    if (req.method === 'GET') {
+      const name = (req.url ?? '').slice(SC_PATH.length + 1);
+      const value = stored.get(name);
+      if (value === undefined) return reply(404, { kind: 'Status', code: 404 });
+      const obj = JSON.parse(value);
+      obj.metadata.resourceVersion = String(revision);
+      return reply(200, obj);
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const obj = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      const name = obj.metadata.name ?? `${obj.metadata.generateName}${Math.random().toString(36).slice(2, 7)}`;
+      obj.metadata = { ...obj.metadata, name, uid: randomUUID(), creationTimestamp: new Date().toISOString(), generation: 1 };
+      obj.reclaimPolicy ??= 'Delete';
+      obj.volumeBindingMode ??= 'Immediate';
+      stored.set(name, JSON.stringify(obj));
+      obj.metadata.resourceVersion = String(++revision);
+      reply(201, obj);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
+  process.once('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+// ---- driver ----
+
+interface Child {
+  proc: ChildProcess;
+  line: string;
+  ms: number;
+}
+
+/** Spawns node and resolves with its first READY line and the time from spawn to it. */
+function spawnUntilReady(nodeArgs: string[]): Promise<Child> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const proc = spawn(process.execPath, nodeArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    const timer = setTimeout(() => {
+      proc.kill();
+      reject(new Error(`no READY line within 30s from node ${nodeArgs.join(' ')}`));
+    }, 30_000);
+    proc.on('error', reject);
+    proc.on('exit', (code) => reject(new Error(`child exited (${code}) before it was ready`)));
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /^READY(.*)$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        proc.removeAllListeners('exit');
+        resolve({ proc, line: m[1]!.trim(), ms: Number(process.hrtime.bigint() - started) / 1e6 });
+      }
+    });
+  });
+}
+
+function stop(child: Child): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.proc.exitCode !== null) return resolve();
+    child.proc.once('exit', () => resolve());
+    child.proc.kill('SIGTERM');
+  });
+}
+
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  done: number;
+  failures: number;
+}
+
+async function load(
+  origin: string,
+  make: (i: number) => { method: 'GET' | 'POST'; path: string; body?: string },
+  expectStatus: number,
+  opts: { requests: number; connections: number; maxMs: number },
+): Promise<LoadResult> {
+  const { Pool } = await import('undici');
+  const pool = new Pool(origin, { connections: opts.connections, pipelining: 1 });
+  const latencies: number[] = [];
+  let issued = 0;
+  let failures = 0;
+  const started = performance.now();
+  const deadline = started + opts.maxMs;
+  const worker = async (): Promise<void> => {
+    while (issued < opts.requests && performance.now() < deadline) {
+      const r = make(issued++);
+      const t0 = performance.now();
+      const res = await pool.request({
+        method: r.method,
+        path: r.path,
+        body: r.body,
+        headers: r.body ? { 'content-type': 'application/json' } : {},
+      });
+      await res.body.text();
+      latencies.push(performance.now() - t0);
+      if (res.statusCode !== expectStatus) failures++;
+    }
+  };
+  await Promise.all(Array.from({ length: opts.connections }, worker));
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
+  return { rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), done: latencies.length, failures };
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+async function drive(): Promise<void> {
+  const opts = {
+    requests: Number(args.requests),
+    connections: Number(args.connections),
+    maxMs: Number(args['max-seconds']) * 1000,
+  };
+  const starts = Number(args.starts);
+  const children: Child[] = [];
+  const cleanup = async (): Promise<void> => {
+    await Promise.all(children.map(stop));
+  };
+  process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  try {
+    const reference = await spawnUntilReady([here, '--serve', 'reference']);
+    children.push(reference);
+    const bare = await spawnUntilReady([here, '--serve', 'bare']);
+    children.push(bare);
+    const targets = [
+      { label: 'reference', url: reference.line },
+      { label: 'bare node:http', url: bare.line },
+    ];
+    for (const tg of targets) {
+      const res = await fetch(`${tg.url}${SC_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(storageClass('bench')),
+      });
+      if (res.status !== 201) throw new Error(`${tg.label}: seeding failed with ${res.status}`);
+    }
+
+    const ops = [
+      { label: 'GET storageclass', expect: 200, make: () => ({ method: 'GET' as const, path: `${SC_PATH}/bench` }) },
+      {
+        label: 'POST storageclass',
+        expect: 201,
+        make: () => ({ method: 'POST' as const, path: SC_PATH, body: JSON.stringify({ ...storageClass(''), metadata: { generateName: 'b-' } }) }),
+      },
+    ];
+    const rows: string[][] = [];
+    for (const op of ops) {
+      const results: LoadResult[] = [];
+      for (const tg of targets) {
+        // Warm up (JIT, connections) before measuring.
+        await load(tg.url, op.make, op.expect, { ...opts, requests: Math.min(2000, opts.requests), maxMs: 5000 });
+        results.push(await load(tg.url, op.make, op.expect, opts));
+      }
+      const [ref, base] = results as [LoadResult, LoadResult];
+      rows.push([
+        op.label,
+        fmt(ref.rps),
+        fmt(base.rps),
+        `${((ref.rps / base.rps) * 100).toFixed(0)}%`,
+        `${ref.p50.toFixed(2)} / ${ref.p99.toFixed(2)}`,
+        `${base.p50.toFixed(2)} / ${base.p99.toFixed(2)}`,
+        `${ref.done}/${base.done}` + (ref.failures + base.failures ? ` (${ref.failures + base.failures} failed)` : ''),
+      ]);
+    }
+    await cleanup();
+    children.length = 0;
+
+    const cold: number[] = [];
+    const baseline: number[] = [];
+    const script = `import { startReference } from ${JSON.stringify(serverModule)}; const r = await startReference({ port: 0 }); console.log('READY ' + r.url); await r.close();`;
+    for (let i = 0; i < starts; i++) {
+      const c = await spawnUntilReady(['--input-type=module', '-e', script]);
+      cold.push(c.ms);
+      await waitExit(c);
+      const b = await spawnUntilReady(['--input-type=module', '-e', "console.log('READY')"]);
+      baseline.push(b.ms);
+      await waitExit(b);
+    }
+
+    console.log(`\nAPI throughput (${opts.connections} connections, up to ${opts.requests} requests or ${opts.maxMs / 1000}s each, loopback)\n`);
+    printTable(['operation', 'reference req/s', 'bare node:http req/s', 'ref/bare', 'ref p50/p99 ms', 'bare p50/p99 ms', 'requests'], rows);
+    console.log(`\nCold start to ready (spawn -> startReference resolved), ${starts} runs\n`);
+    printTable(
+      ['', 'median ms', 'min ms', 'max ms'],
+      [
+        ['reference', cold, median(cold)],
+        ['node -e (baseline)', baseline, median(baseline)],
+      ].map(([label, xs, m]) => [label as string, (m as number).toFixed(0), Math.min(...(xs as number[])).toFixed(0), Math.max(...(xs as number[])).toFixed(0)]),
+    );
+    console.log('');
+  } finally {
+    await cleanup();
+  }
+}
+
+function waitExit(child: Child): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.proc.exitCode !== null) return resolve();
+    child.proc.once('exit', () => resolve());
+  });
+}
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(line(r));
+}
+
+if (args.serve === 'reference') await serveReference();
+else if (args.serve === 'bare') await serveBare();
+else if (args.serve !== undefined) throw new Error(`--serve must be reference or bare, not ${args.serve}`);
+else await drive();

@@ -1,0 +1,185 @@
+#!/usr/bin/env node
+// The orch-conformance command line: run, list, serve, report.
+import yargs, { type Argv } from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { readFileSync, existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { ALL_CASES } from '../suites/index.js';
+import type { Case } from '../suites/case.js';
+import { selectCases } from '../runner/select.js';
+import { parseGates } from '../runner/gates.js';
+import { loadExpectations } from '../runner/expect.js';
+import { runCases, exitCodeFor, newRunId } from '../runner/run.js';
+import { probeTarget, TargetUnreachableError } from '../runner/target.js';
+import { UsageError } from '../runner/errors.js';
+import { createReporter } from '../reporters/index.js';
+import type { RunReport } from '../runner/results.js';
+import { startReference } from '../reference/server.js';
+
+const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3, interrupted: 130 } as const;
+
+function packageVersion(): string {
+  const pkg = new URL('../../package.json', import.meta.url);
+  return existsSync(pkg) ? JSON.parse(readFileSync(pkg, 'utf8')).version : '0.0.0';
+}
+const VERSION = packageVersion();
+
+const selectionOptions = <T>(y: Argv<T>) => y
+  .option('focus', { type: 'string', describe: 'Run only cases whose id, title or requirement id matches this regex' })
+  .option('skip', { type: 'string', describe: 'Leave out cases whose id, title or requirement id matches this regex' })
+  .option('suite', { type: 'string', array: true, describe: 'Run only these suites (repeatable)' })
+  .option('level', { choices: ['MUST', 'SHOULD'] as const, describe: 'Run only cases of this level' })
+  .option('gates', { type: 'string', describe: 'Feature gates the target has, where they differ from 1.37 defaults: Name=true,Other=false' });
+
+function select(argv: { focus?: string; skip?: string; suite?: string[]; level?: 'MUST' | 'SHOULD' }): Case[] {
+  const suites = (argv.suite ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  return selectCases(ALL_CASES, { focus: argv.focus, skip: argv.skip, suites, level: argv.level });
+}
+
+async function cmdRun(argv: any): Promise<number> {
+  const gates = parseGates(argv.gates);
+  const cases = select(argv);
+  const expectations = argv.expect ? loadExpectations(argv.expect, ALL_CASES) : undefined;
+  if (!Number.isInteger(argv.parallel) || argv.parallel < 1) throw new UsageError('--parallel must be a whole number of at least 1');
+  if (!(argv.timeout > 0)) throw new UsageError('--timeout must be a positive number of seconds');
+  if (argv.runId !== undefined && !/^[a-z0-9]{1,16}$/.test(argv.runId)) throw new UsageError('--run-id must be 1 to 16 lowercase letters or digits (it becomes part of object names)');
+  const reporters = (argv.reporter?.length ? argv.reporter : ['console']).map((r: string) => createReporter(r));
+  if (cases.length === 0) throw new UsageError('no case matches the selection (see `orch-conformance list` with the same options)');
+
+  const embedded = argv.api === undefined;
+  const ref = embedded ? await startReference({ host: '127.0.0.1', port: 0 }) : undefined;
+  const conn = { baseUrl: ref?.url ?? argv.api, token: argv.token, caFile: argv.ca, insecureSkipTlsVerify: argv.insecureSkipTlsVerify };
+  const interrupt = new AbortController();
+  const onSignal = () => {
+    if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
+    process.stderr.write('\ninterrupted: stopping running cases and cleaning up (Ctrl-C again to quit at once)\n');
+    interrupt.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    await probeTarget(conn);
+    const report = await runCases({
+      cases, conn, embedded, gates, expectations, reporters, interrupt: interrupt.signal, version: VERSION,
+      runId: argv.runId ?? newRunId(), parallel: argv.parallel, timeoutMs: argv.timeout * 1000,
+    });
+    if (report.interrupted) return EXIT.interrupted;
+    const code = exitCodeFor(report);
+    if (code !== 0) {
+      const bad = report.cases.filter((c) => (c.status === 'failed' || c.status === 'errored') && !c.knownFailure).length;
+      const surprises = report.cases.filter((c) => c.unexpectedPass).length;
+      const parts = [bad && `${bad} case(s) failed or errored`, surprises && `${surprises} known failure(s) passed (update the --expect file)`, report.leaks.length && `${report.leaks.length} object(s) left behind`].filter(Boolean);
+      process.stderr.write(`orch-conformance: ${parts.join('; ')}. See the report for expected vs actual and the recorded exchanges.\n`);
+    }
+    return code;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await ref?.close();
+  }
+}
+
+function cmdList(argv: any): number {
+  parseGates(argv.gates);
+  const cases = select(argv);
+  const rows = cases.map((c) => ({
+    id: c.id, title: c.title, suite: c.suite, requirements: c.requirements, spec: c.spec, level: c.level,
+    gates: c.gates ?? {}, impact: c.impact, needs: c.needs,
+  }));
+  if (argv.json) {
+    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  for (const r of rows) {
+    const gates = Object.entries(r.gates).map(([k, v]) => `${k}=${v}`).join(',');
+    process.stdout.write(`${r.id}\n    ${r.level} ${r.spec.doc} §${r.spec.section}  ${r.impact}  ${r.requirements.join(', ')}${gates ? `  gates: ${gates}` : ''}\n    ${r.title}\n`);
+  }
+  process.stdout.write(`${rows.length} case(s)\n`);
+  return EXIT.ok;
+}
+
+async function cmdServe(argv: any): Promise<number> {
+  if (argv.storage !== 'memory') throw new UsageError(`--storage ${argv.storage}: only "memory" is available`);
+  const port = Number(argv.apiPort);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--api-port must be a port number (0 picks a free one)');
+  let ref;
+  try {
+    ref = await startReference({ host: argv.host, port });
+  } catch (err) {
+    throw new UsageError(`cannot start the reference on ${argv.host}:${port}: ${(err as Error).message}`);
+  }
+  process.stdout.write(`api: ${ref.url}\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await ref.close();
+  return EXIT.ok;
+}
+
+async function cmdReport(argv: any): Promise<number> {
+  let report: RunReport;
+  try {
+    report = JSON.parse(readFileSync(argv.results, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`cannot read ${argv.results}: ${(err as Error).message}`);
+  }
+  if (!report || !Array.isArray(report.cases) || !report.summary) throw new UsageError(`${argv.results} is not a results file written by 'run --reporter json=FILE'`);
+  report.leaks ??= [];
+  for (const spec of argv.reporter?.length ? argv.reporter : ['console']) await createReporter(spec).end(report);
+  return exitCodeFor(report);
+}
+
+function exitWith(p: Promise<number> | number): Promise<void> {
+  return Promise.resolve(p).then(
+    (code) => { process.exitCode = code; },
+    (err) => {
+      if (err instanceof UsageError) {
+        process.stderr.write(`orch-conformance: ${err.message}\n`);
+        process.exitCode = EXIT.usage;
+      } else if (err instanceof TargetUnreachableError) {
+        process.stderr.write(`orch-conformance: ${err.message}\n`);
+        process.exitCode = EXIT.unreachable;
+      } else {
+        process.stderr.write(`orch-conformance: internal error: ${err?.stack ?? err}\n`);
+        process.exitCode = 1;
+      }
+    },
+  );
+}
+
+await yargs(hideBin(process.argv))
+  .scriptName('orch-conformance')
+  .version(VERSION)
+  .strict()
+  .demandCommand(1, 'name a command: run, list, serve or report')
+  .command('run', 'Run conformance cases against a target (the embedded reference without --api)', (y) => selectionOptions(y)
+    .option('api', { type: 'string', describe: 'Control-plane base URL, e.g. https://127.0.0.1:6443' })
+    .option('token', { type: 'string', describe: 'Bearer token for the target' })
+    .option('ca', { type: 'string', describe: 'PEM file of the CA that signed the target\'s certificate' })
+    .option('insecure-skip-tls-verify', { type: 'boolean', default: false, describe: 'Do not verify the target\'s certificate' })
+    .option('expect', { type: 'string', describe: 'YAML or JSON file of known failures: case id to reason' })
+    .option('parallel', { type: 'number', default: availableParallelism(), describe: 'Cases run at once' })
+    .option('timeout', { type: 'number', default: 30, describe: 'Seconds a case may take' })
+    .option('run-id', { type: 'string', describe: 'Id of this run (lowercase letters and digits); objects are labelled conformance.orch.io/run=<id>' })
+    .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable: console, json, junit, markdown, html, tap' })
+    .epilog('Exit codes: 0 every selected case passed; 1 a case failed or errored; 2 bad usage; 3 target unreachable; 130 interrupted.'),
+  (argv) => exitWith(cmdRun(argv)))
+  .command('list', 'Show the cases a run would include (dry run)', (y) => selectionOptions(y)
+    .option('json', { type: 'boolean', default: false, describe: 'Print JSON' }),
+  (argv) => exitWith(cmdList(argv)))
+  .command('serve', 'Start the reference implementation and print its endpoints', (y) => y
+    .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
+    .option('api-port', { type: 'number', default: 8080, describe: 'Port of the control-plane API (0 picks a free one)' })
+    .option('storage', { type: 'string', default: 'memory', describe: 'Storage backend: memory' }),
+  (argv) => exitWith(cmdServe(argv)))
+  .command('report <results>', 'Render a saved JSON results file again', (y) => y
+    .positional('results', { type: 'string', demandOption: true, describe: 'File written by run --reporter json=FILE' })
+    .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable' }),
+  (argv) => exitWith(cmdReport(argv)))
+  .fail((msg, err) => {
+    if (err) throw err;
+    process.stderr.write(`orch-conformance: ${msg}\nRun 'orch-conformance --help' for usage.\n`);
+    process.exit(EXIT.usage);
+  })
+  .parseAsync();

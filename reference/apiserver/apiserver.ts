@@ -1,0 +1,80 @@
+// Assembles an API server from a storage and a set of strategies: registry, namespace lifecycle,
+// namespace controller, REST handler and an HTTP server. `startReference` is this with the
+// reference's resources; tests use it directly with their own strategies.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiHandler } from './handler.js';
+import { Registry } from './registry.js';
+import type { ResourceStrategy } from './strategy.js';
+import { INITIAL_NAMESPACES, NamespaceController, NamespaceLifecycle, namespaceStrategy } from '../resources/namespace.js';
+import type { Storage } from '../storage/types.js';
+
+export interface ApiServerOptions {
+  readonly storage: Storage;
+  /** Served resources; Namespace is always added. */
+  readonly strategies: readonly ResourceStrategy[];
+  readonly host?: string;
+  readonly port?: number;
+  readonly minWatchTimeoutSeconds?: number;
+  readonly log?: (message: string, err?: unknown) => void;
+}
+
+export interface RunningApiServer {
+  /** http://host:port */
+  readonly url: string;
+  readonly registry: Registry;
+  readonly handler: ApiHandler;
+  close(): Promise<void>;
+}
+
+export async function startApiServer(opts: ApiServerOptions): Promise<RunningApiServer> {
+  const log = opts.log ?? ((m: string, e?: unknown) => console.error(`[reference] ${m}`, e ?? ''));
+  const strategies = opts.strategies.some((s) => s.group === '' && s.resource === 'namespaces')
+    ? opts.strategies
+    : [namespaceStrategy, ...opts.strategies];
+  let registry: Registry | undefined;
+  const lifecycle = new NamespaceLifecycle(() => registry?.byGroupResource('', 'namespaces'));
+  registry = new Registry(opts.storage, strategies, lifecycle);
+
+  const nsStore = registry.byGroupResource('', 'namespaces')!;
+  for (const name of INITIAL_NAMESPACES) {
+    try {
+      await nsStore.get('', name);
+    } catch {
+      await nsStore.create('', { metadata: { name } });
+    }
+  }
+  const controller = new NamespaceController(registry, opts.storage, 200, log);
+  await controller.start();
+
+  const handler = new ApiHandler({ registry, minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds, log });
+  const server: Server = createServer({ keepAliveTimeout: 5000 }, handler.handle);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${addr.port}`,
+    registry,
+    handler,
+    close: () =>
+      (closing ??= (async () => {
+        controller.stop();
+        handler.closeWatches();
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Idle keep-alive sockets would otherwise hold close() for the keep-alive timeout.
+        server.closeIdleConnections();
+        await opts.storage.close();
+        // Whatever is still in flight after the storage closed can only fail; do not wait for it.
+        server.closeAllConnections();
+        await closed;
+      })()),
+  };
+}

@@ -1,0 +1,510 @@
+// The one REST handler for every resource: routing (upstream RequestInfo rules), negotiation,
+// body decoding, verbs, watch streaming and error bodies. Resource specifics live in strategies.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import YAML from 'yaml';
+import {
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  rootPaths,
+  versionInfo,
+} from './discovery.js';
+import {
+  badRequest,
+  internal,
+  isStatusError,
+  methodNotAllowed,
+  pathNotFound,
+  serviceUnavailable,
+  successStatus,
+  type StatusError,
+} from './errors.js';
+import {
+  inputFormat,
+  MAX_BODY_BYTES,
+  negotiateOutput,
+  notAcceptableFor,
+  parseObjectBody,
+  readBody,
+  type OutputFormat,
+} from './negotiation.js';
+import { parseBool, parseListQuery } from './options.js';
+import type { Registry } from './registry.js';
+import { isPlainObject } from './schema.js';
+import type { DeleteOptions, ResourceStore, WatchEvent } from './store.js';
+import type { ApiObject, Verb } from './strategy.js';
+import { isStorageError, type WatchHandle } from '../storage/types.js';
+
+/** Verbs this handler implements; discovery advertises only these. PATCH comes later. */
+export const SERVED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'delete', 'deletecollection']);
+
+export interface HandlerOptions {
+  readonly registry: Registry;
+  readonly maxBodyBytes?: number;
+  /** Watches without timeoutSeconds end after this long, randomised up to twice (upstream: 1800s). */
+  readonly minWatchTimeoutSeconds?: number;
+  /** Where unexpected failures (500s) are reported. */
+  readonly log?: (message: string, err?: unknown) => void;
+}
+
+/** A watch whose client reads slower than this much buffered output is cut off. */
+const MAX_WATCH_BUFFER_BYTES = 16 * 1024 * 1024;
+
+interface ResourceRequest {
+  readonly store: ResourceStore;
+  /** '' for cluster-scoped resources and all-namespace collections. */
+  readonly namespace: string;
+  readonly name?: string;
+  readonly subresource?: 'status';
+  /** The `/watch/` path form. */
+  readonly watchPath: boolean;
+}
+
+interface RequestContext {
+  readonly query: URLSearchParams;
+  readonly pretty: boolean;
+  output?: OutputFormat;
+}
+
+export class ApiHandler {
+  private readonly registry: Registry;
+  private readonly maxBodyBytes: number;
+  private readonly minWatchTimeoutSeconds: number;
+  private readonly log: (message: string, err?: unknown) => void;
+  private readonly watches = new Set<ActiveWatch>();
+
+  constructor(opts: HandlerOptions) {
+    this.registry = opts.registry;
+    this.maxBodyBytes = opts.maxBodyBytes ?? MAX_BODY_BYTES;
+    this.minWatchTimeoutSeconds = opts.minWatchTimeoutSeconds ?? 1800;
+    this.log = opts.log ?? ((m, e) => console.error(`[reference] ${m}`, e ?? ''));
+  }
+
+  /** The node:http request listener. */
+  readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = req.url ?? '/';
+    const qi = url.indexOf('?');
+    const query = new URLSearchParams(qi < 0 ? '' : url.slice(qi + 1));
+    const ctx: RequestContext = { query, pretty: isPretty(query, req.headers['user-agent']) };
+    this.route(req, res, qi < 0 ? url : url.slice(0, qi), ctx).catch((err) => this.fail(req, res, ctx, err));
+  };
+
+  /** Ends every open watch stream (server shutdown). */
+  closeWatches(): void {
+    for (const w of [...this.watches]) w.end();
+  }
+
+  get openWatches(): number {
+    return this.watches.size;
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse, rawPath: string, ctx: RequestContext): Promise<void> {
+    const segs = splitPath(rawPath);
+    const [a, b, c, d] = segs;
+    if (segs.length === 0) return this.discovery(req, res, ctx, () => rootPaths(this.registry));
+    if (segs.length === 1 && (a === 'healthz' || a === 'livez' || a === 'readyz')) return this.health(req, res);
+    if (segs.length === 1 && a === 'version') return this.discovery(req, res, ctx, () => versionInfo());
+    if (a === 'api' && this.registry.servesGroupVersion('', 'v1')) {
+      if (segs.length === 1) return this.discovery(req, res, ctx, () => apiVersions(serverAddress(req)));
+      if (b === 'v1') {
+        if (segs.length === 2) return this.discovery(req, res, ctx, () => apiResourceList(this.registry, '', 'v1', SERVED_VERBS));
+        return this.resource(req, res, ctx, '', 'v1', segs.slice(2));
+      }
+    }
+    if (a === 'apis') {
+      if (segs.length === 1) return this.discovery(req, res, ctx, () => apiGroupList(this.registry));
+      const group = apiGroup(this.registry, b!);
+      if (group !== undefined) {
+        if (segs.length === 2) return this.discovery(req, res, ctx, () => group);
+        if (this.registry.servesGroupVersion(b!, c!)) {
+          if (segs.length === 3) return this.discovery(req, res, ctx, () => apiResourceList(this.registry, b!, c!, SERVED_VERBS));
+          if (d !== undefined) return this.resource(req, res, ctx, b!, c!, segs.slice(3));
+        }
+      }
+    }
+    throw pathNotFound();
+  }
+
+  private async discovery(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, body: () => unknown): Promise<void> {
+    if (req.method !== 'GET') throw methodNotAllowed();
+    this.negotiate(req, ctx, false);
+    this.send(res, ctx, 200, body());
+  }
+
+  private async health(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-cache, private', 'Content-Length': '2' });
+    res.end('ok');
+  }
+
+  private async resource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: RequestContext,
+    group: string,
+    version: string,
+    parts: string[],
+  ): Promise<void> {
+    const rr = this.parseResourcePath(group, version, parts);
+    if (!rr) throw pathNotFound();
+    const s = rr.store.strategy;
+    const method = req.method ?? 'GET';
+    const allows = (v: Verb): boolean => s.verbs.includes(v) && SERVED_VERBS.has(v);
+    const require = (v: Verb): void => {
+      if (!allows(v)) throw methodNotAllowed();
+    };
+    // Only list and watch span namespaces; other verbs on a namespaced collection need one.
+    const allNamespaces = s.namespaced && !rr.namespace;
+
+    if (rr.watchPath) {
+      if (method !== 'GET') throw methodNotAllowed();
+      require('watch');
+      return this.list(req, res, ctx, rr);
+    }
+    if (rr.name === undefined) {
+      switch (method) {
+        case 'GET':
+          return this.list(req, res, ctx, rr);
+        case 'POST':
+          if (allNamespaces) throw methodNotAllowed();
+          require('create');
+          return this.create(req, res, ctx, rr);
+        case 'DELETE':
+          if (allNamespaces) throw methodNotAllowed();
+          require('deletecollection');
+          return this.deleteCollection(req, res, ctx, rr);
+        default:
+          throw methodNotAllowed();
+      }
+    }
+    if (rr.subresource === 'status') {
+      switch (method) {
+        case 'GET':
+          require('get');
+          return this.get(req, res, ctx, rr);
+        case 'PUT':
+          require('update');
+          return this.update(req, res, ctx, rr);
+        default:
+          throw methodNotAllowed();
+      }
+    }
+    switch (method) {
+      case 'GET':
+        require('get');
+        return this.get(req, res, ctx, rr);
+      case 'PUT':
+        require('update');
+        return this.update(req, res, ctx, rr);
+      case 'DELETE':
+        require('delete');
+        return this.delete(req, res, ctx, rr);
+      default:
+        throw methodNotAllowed();
+    }
+  }
+
+  /** Upstream RequestInfo path rules: [watch/][namespaces/<ns>/]<resource>[/<name>[/<subresource>]]. */
+  private parseResourcePath(group: string, version: string, parts: string[]): ResourceRequest | undefined {
+    let watchPath = false;
+    if (parts[0] === 'watch') {
+      watchPath = true;
+      parts = parts.slice(1);
+    }
+    let namespace = '';
+    // `namespaces/<name>[/status|/finalize]` addresses the Namespace itself, anything longer a
+    // resource inside it.
+    if (parts[0] === 'namespaces' && parts.length >= 3 && parts[2] !== 'status' && parts[2] !== 'finalize') {
+      namespace = parts[1]!;
+      parts = parts.slice(2);
+    }
+    if (parts.length === 0 || parts.length > 3) return undefined;
+    const store = this.registry.lookup(group, version, parts[0]!);
+    if (!store) return undefined;
+    const s = store.strategy;
+    const name = parts[1];
+    const sub = parts[2];
+    if (s.namespaced ? !namespace && name !== undefined : namespace !== '') return undefined;
+    if (sub !== undefined && (sub !== 'status' || !s.hasStatus || watchPath)) return undefined;
+    return { store, namespace, name, subresource: sub as 'status' | undefined, watchPath };
+  }
+
+  private async get(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
+    this.negotiate(req, ctx, false);
+    this.send(res, ctx, 200, await rr.store.get(rr.namespace, rr.name!));
+  }
+
+  private async list(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
+    const q = parseListQuery(ctx.query, rr.watchPath);
+    this.negotiate(req, ctx, q.watch);
+    if (q.watch) {
+      if (!rr.store.strategy.verbs.includes('watch')) throw methodNotAllowed();
+      return this.watch(res, ctx, rr, q.resourceVersion, q.timeoutSeconds);
+    }
+    if (!rr.store.strategy.verbs.includes('list')) throw methodNotAllowed();
+    const listed = await rr.store.list(rr.namespace || undefined, {
+      resourceVersion: q.resourceVersion,
+      resourceVersionMatch: q.resourceVersionMatch,
+    });
+    this.send(res, ctx, 200, this.listBody(rr.store, listed.items, listed.resourceVersion));
+  }
+
+  private async create(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
+    this.negotiate(req, ctx, false);
+    const body = await this.readObject(req, res, rr.store);
+    const { object, unknownFields } = await rr.store.create(rr.namespace, body);
+    this.send(res, ctx, 201, object, unknownFieldWarnings(unknownFields));
+  }
+
+  private async update(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
+    this.negotiate(req, ctx, false);
+    const body = await this.readObject(req, res, rr.store);
+    const result = await rr.store.update(rr.namespace, rr.name!, body, { subresource: rr.subresource });
+    this.send(res, ctx, result.created ? 201 : 200, result.object, unknownFieldWarnings(result.unknownFields));
+  }
+
+  private async delete(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
+    this.negotiate(req, ctx, false);
+    const opts = await this.readDeleteOptions(req, res);
+    const s = rr.store.strategy;
+    const { object, deleted } = await rr.store.delete(rr.namespace, rr.name!, opts);
+    // Kinds that answer with a Status still return the object while finalizers hold it (upstream).
+    const body =
+      s.deleteResponse === 'object' || !deleted
+        ? object
+        : successStatus({ name: object.metadata.name, group: s.group, kind: s.resource, uid: object.metadata.uid });
+    this.send(res, ctx, 200, body);
+  }
+
+  private async deleteCollection(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
+    const q = parseListQuery(ctx.query, false);
+    this.negotiate(req, ctx, false);
+    await this.readDeleteOptions(req, res);
+    const s = rr.store.strategy;
+    const result = await rr.store.deleteCollection(rr.namespace || undefined, {
+      resourceVersion: q.resourceVersion,
+      resourceVersionMatch: q.resourceVersionMatch,
+    });
+    const body =
+      s.deleteCollectionResponse === 'list'
+        ? this.listBody(rr.store, result.items, result.resourceVersion)
+        : successStatus({ group: s.group, kind: s.resource });
+    this.send(res, ctx, 200, body);
+  }
+
+  private async watch(
+    res: ServerResponse,
+    ctx: RequestContext,
+    rr: ResourceRequest,
+    resourceVersion: string | undefined,
+    timeoutSeconds: number | undefined,
+  ): Promise<void> {
+    const seconds = timeoutSeconds && timeoutSeconds > 0 ? timeoutSeconds : this.minWatchTimeoutSeconds * (1 + Math.random());
+    // Events that arrive while the watch is being set up wait here, so that a setup failure can
+    // still be answered with a plain error status instead of a half-written stream.
+    let pending: string[] | undefined = [];
+    let endedEarly = false;
+    let active: ActiveWatch | undefined;
+    const handle: WatchHandle = await rr.store.watch(
+      rr.namespace || undefined,
+      { resourceVersion, name: rr.watchPath ? rr.name : undefined },
+      {
+        event: (ev: WatchEvent) => {
+          const line = JSON.stringify(ev) + '\n';
+          if (pending) pending.push(line);
+          else active?.write(line);
+        },
+        close: () => {
+          if (pending) endedEarly = true;
+          else active?.end();
+        },
+      },
+    );
+    if (res.destroyed) {
+      handle.stop();
+      return;
+    }
+    res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+      'Transfer-Encoding': 'chunked',
+    });
+    res.flushHeaders();
+    active = new ActiveWatch(res, handle, seconds * 1000, this.watches);
+    const buffered = pending;
+    pending = undefined;
+    if (buffered.length) active.write(buffered.join(''));
+    if (endedEarly) active.end();
+  }
+
+  private listBody(store: ResourceStore, items: ApiObject[], resourceVersion: string): unknown {
+    const s = store.strategy;
+    return { kind: s.listKind, apiVersion: s.apiVersion, metadata: { resourceVersion }, items };
+  }
+
+  /** Reads and decodes a create/update body, checking its apiVersion and kind against the endpoint. */
+  private async readObject(req: IncomingMessage, res: ServerResponse, store: ResourceStore): Promise<Record<string, unknown>> {
+    const format = inputFormat(req.headers['content-type']);
+    const body = parseObjectBody(await readBody(req, res, this.maxBodyBytes), format);
+    const s = store.strategy;
+    const apiVersion = typeMetaField(body, 'apiVersion');
+    const kind = typeMetaField(body, 'kind');
+    if (apiVersion && apiVersion !== s.apiVersion) {
+      throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${s.apiVersion})`);
+    }
+    if (kind && kind !== s.kind) {
+      throw badRequest(`the kind in the data (${kind}) does not match the expected kind (${s.kind})`);
+    }
+    return body;
+  }
+
+  /** DeleteOptions from an optional body; only preconditions are acted on so far. */
+  private async readDeleteOptions(req: IncomingMessage, res: ServerResponse): Promise<DeleteOptions> {
+    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (!hasBody) return {};
+    const format = inputFormat(req.headers['content-type']);
+    const raw = await readBody(req, res, this.maxBodyBytes);
+    if (raw.length === 0) return {};
+    const body = parseObjectBody(raw, format);
+    const kind = typeMetaField(body, 'kind');
+    if (kind && kind !== 'DeleteOptions') throw badRequest(`the kind in the data (${kind}) does not match the expected kind (DeleteOptions)`);
+    const pre = body['preconditions'];
+    if (pre === undefined || pre === null) return {};
+    if (!isPlainObject(pre)) throw badRequest('json: cannot unmarshal into Go struct field DeleteOptions.preconditions of type v1.Preconditions');
+    const str = (k: string): string | undefined => {
+      const v = pre[k];
+      if (v === undefined || v === null) return undefined;
+      if (typeof v !== 'string') throw badRequest(`json: cannot unmarshal into Go struct field Preconditions.preconditions.${k} of type string`);
+      return v;
+    };
+    return { preconditions: { uid: str('uid'), resourceVersion: str('resourceVersion') } };
+  }
+
+  private negotiate(req: IncomingMessage, ctx: RequestContext, stream: boolean): OutputFormat {
+    const out = negotiateOutput(req.headers.accept, { stream });
+    if (!out) throw notAcceptableFor(stream);
+    ctx.output = out;
+    return out;
+  }
+
+  private send(res: ServerResponse, ctx: RequestContext, code: number, body: unknown, headers?: Record<string, string | string[]>): void {
+    const fmt = ctx.output ?? { type: 'json', pretty: false };
+    const pretty = ctx.pretty || fmt.pretty;
+    const text = fmt.type === 'yaml' ? YAML.stringify(body) : (pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body)) + '\n';
+    res.writeHead(code, {
+      ...headers,
+      'Content-Type': fmt.type === 'yaml' ? 'application/yaml' : 'application/json',
+      'Cache-Control': 'no-cache, private',
+      'Content-Length': String(Buffer.byteLength(text)),
+    });
+    res.end(text);
+  }
+
+  private fail(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, err: unknown): void {
+    let se: StatusError;
+    if (isStatusError(err)) {
+      se = err;
+    } else if (isStorageError(err, 'Closed')) {
+      // A request that raced server shutdown: expected, not a bug worth logging.
+      se = serviceUnavailable('the server is shutting down');
+    } else {
+      this.log(`${req.method} ${req.url} failed`, err);
+      se = internal(err);
+    }
+    if (res.headersSent) {
+      // Mid-stream: all that is left is to cut the response short.
+      res.destroy();
+      return;
+    }
+    try {
+      this.send(res, ctx, se.code, se.status);
+    } catch (sendErr) {
+      this.log('writing an error response failed', sendErr);
+      res.destroy();
+    }
+  }
+}
+
+/** One open watch stream: its timeout, client-disconnect cleanup and slow-reader protection. */
+class ActiveWatch {
+  private done = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly handle: WatchHandle,
+    timeoutMs: number,
+    private readonly registry: Set<ActiveWatch>,
+  ) {
+    registry.add(this);
+    this.timer = setTimeout(() => this.end(), timeoutMs);
+    this.timer.unref();
+    res.on('close', () => this.cleanup());
+  }
+
+  write(chunk: string): void {
+    if (this.done) return;
+    this.res.write(chunk);
+    if (this.res.writableLength > MAX_WATCH_BUFFER_BYTES) {
+      this.cleanup();
+      this.res.destroy();
+    }
+  }
+
+  end(): void {
+    if (this.done) return;
+    this.cleanup();
+    this.res.end();
+  }
+
+  private cleanup(): void {
+    if (this.done) return;
+    this.done = true;
+    clearTimeout(this.timer);
+    this.handle.stop();
+    this.registry.delete(this);
+  }
+}
+
+function splitPath(rawPath: string): string[] {
+  const out: string[] = [];
+  for (const seg of rawPath.split('/')) {
+    if (!seg) continue;
+    try {
+      out.push(decodeURIComponent(seg));
+    } catch {
+      throw badRequest(`invalid URL path escape in ${JSON.stringify(seg)}`);
+    }
+  }
+  return out;
+}
+
+/** Upstream isPrettyPrint: the `pretty` parameter, else browsers and command-line HTTP tools. */
+function isPretty(query: URLSearchParams, userAgent: string | undefined): boolean {
+  const p = query.get('pretty');
+  if (p) return parseBool(p) ?? false;
+  const ua = userAgent ?? '';
+  return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
+}
+
+function typeMetaField(body: Record<string, unknown>, field: 'apiVersion' | 'kind'): string | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') {
+    const goType = Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v;
+    throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goType} into Go struct field .${field} of type string`);
+  }
+  return v;
+}
+
+function unknownFieldWarnings(fields: readonly string[]): Record<string, string[]> | undefined {
+  if (fields.length === 0) return undefined;
+  return { Warning: fields.map((f) => `299 - ${JSON.stringify(`unknown field ${JSON.stringify(f)}`)}`) };
+}
+
+function serverAddress(req: IncomingMessage): string {
+  const { localAddress, localPort } = req.socket;
+  const host = localAddress && localAddress.includes(':') && !localAddress.startsWith('::ffff:') ? `[${localAddress}]` : (localAddress ?? '').replace(/^::ffff:/, '');
+  return `${host}:${localPort}`;
+}

@@ -1,0 +1,186 @@
+// Content negotiation for request bodies (Content-Type) and responses (Accept), following the
+// rules of upstream k8s.io/apiserver/pkg/endpoints/handlers/negotiation.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import YAML from 'yaml';
+import { badRequest, notAcceptable, requestEntityTooLarge, unsupportedMediaType, type StatusError } from './errors.js';
+import { isPlainObject } from './schema.js';
+
+export type BodyFormat = 'json' | 'yaml';
+
+export interface OutputFormat {
+  readonly type: BodyFormat;
+  readonly pretty: boolean;
+}
+
+export const INPUT_MEDIA_TYPES = ['application/json', 'application/yaml'] as const;
+export const OUTPUT_MEDIA_TYPES = ['application/json', 'application/yaml'] as const;
+export const STREAM_MEDIA_TYPES = ['application/json', 'application/json;stream=watch'] as const;
+
+/** Upstream's limit on request bodies. */
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+interface MediaRange {
+  type: string;
+  subtype: string;
+  params: Map<string, string>;
+  q: number;
+  index: number;
+}
+
+function parseMediaRange(text: string, index: number): MediaRange | undefined {
+  const parts = text.split(';');
+  const full = parts[0]!.trim().toLowerCase();
+  const slash = full.indexOf('/');
+  if (slash <= 0 || slash === full.length - 1) return undefined;
+  const params = new Map<string, string>();
+  let q = 1;
+  for (let i = 1; i < parts.length; i++) {
+    const p = parts[i]!;
+    const eq = p.indexOf('=');
+    if (eq < 0) continue;
+    const k = p.slice(0, eq).trim().toLowerCase();
+    const v = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+    if (k === 'q') {
+      const n = Number(v);
+      q = Number.isFinite(n) ? n : 0;
+    } else {
+      params.set(k, v);
+    }
+  }
+  return { type: full.slice(0, slash), subtype: full.slice(slash + 1), params, q, index };
+}
+
+/**
+ * Picks the response format for an Accept header, or undefined when nothing acceptable is offered.
+ * Ranges asking for a conversion (`as=Table`, `as=APIGroupDiscoveryList`, ...) are not served, so
+ * they are skipped in favour of the client's plain fallback, as kubectl always sends one.
+ */
+export function negotiateOutput(accept: string | undefined, opts: { stream?: boolean } = {}): OutputFormat | undefined {
+  if (!accept || !accept.trim()) return { type: 'json', pretty: false };
+  const ranges: MediaRange[] = [];
+  accept.split(',').forEach((text, i) => {
+    const r = parseMediaRange(text, i);
+    if (r && r.q > 0) ranges.push(r);
+  });
+  ranges.sort((a, b) => b.q - a.q || a.index - b.index);
+  for (const r of ranges) {
+    if (r.params.has('as')) continue;
+    const stream = r.params.get('stream');
+    if (stream !== undefined && (stream !== 'watch' || !opts.stream)) continue;
+    const pretty = r.params.get('pretty') === '1';
+    if (r.type === '*' && r.subtype === '*') return { type: 'json', pretty };
+    if (r.type !== 'application') continue;
+    if (r.subtype === '*' || r.subtype === 'json') return { type: 'json', pretty };
+    if (r.subtype === 'yaml' && !opts.stream) return { type: 'yaml', pretty };
+  }
+  return undefined;
+}
+
+export function notAcceptableFor(stream: boolean): StatusError {
+  return notAcceptable(stream ? STREAM_MEDIA_TYPES : OUTPUT_MEDIA_TYPES);
+}
+
+/** The body format named by Content-Type; missing means JSON, as upstream. */
+export function inputFormat(contentType: string | undefined): BodyFormat {
+  if (!contentType || !contentType.trim()) return 'json';
+  const mt = contentType.split(';')[0]!.trim().toLowerCase();
+  if (mt === 'application/json') return 'json';
+  if (mt === 'application/yaml') return 'yaml';
+  throw unsupportedMediaType(INPUT_MEDIA_TYPES);
+}
+
+/**
+ * Past the limit the rest of a body is read and thrown away, up to this many bytes, so that the
+ * client (still sending) gets to read the 413 instead of a connection reset. Beyond it the
+ * connection is closed.
+ */
+const DISCARD_LIMIT = 32 * 1024 * 1024;
+
+/**
+ * Reads the request body, refusing more than `limit` bytes without buffering past it. A declared
+ * Content-Length over the limit is refused before anything is read.
+ */
+export function readBody(req: IncomingMessage, res: ServerResponse, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    discardRest(req, res, 0, declared);
+    return Promise.reject(requestEntityTooLarge(limit));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (err: Error | undefined, body?: Buffer): void => {
+      if (settled) return;
+      settled = true;
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+      if (err) reject(err);
+      else resolve(body!);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        chunks.length = 0;
+        finish(requestEntityTooLarge(limit));
+        discardRest(req, res, size, size);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => finish(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    const onError = (err: Error): void => finish(err);
+    const onClose = (): void => finish(new Error('client closed the request before sending the whole body'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+function discardRest(req: IncomingMessage, res: ServerResponse, seen: number, expected: number): void {
+  if (expected > DISCARD_LIMIT) {
+    // Not worth reading: answer and hang up.
+    res.setHeader('Connection', 'close');
+    req.once('error', () => {});
+    return;
+  }
+  let total = seen;
+  req.on('data', (chunk: Buffer) => {
+    total += chunk.length;
+    if (total > DISCARD_LIMIT) req.socket.destroy();
+  });
+  req.once('error', () => {});
+  req.resume();
+}
+
+const GO_TYPE: Record<string, string> = { string: 'string', number: 'number', boolean: 'bool', object: 'array' };
+
+/** Parses a body into a JSON object; anything else is a 400 like upstream's decode errors. */
+export function parseObjectBody(raw: Buffer, format: BodyFormat): Record<string, unknown> {
+  const text = raw.toString('utf8');
+  let value: unknown;
+  if (format === 'json') {
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      throw badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
+    }
+  } else {
+    try {
+      // Through JSON so the result holds only JSON values (no YAML-only types).
+      value = JSON.parse(JSON.stringify(YAML.parse(text, { maxAliasCount: 100 }) ?? null));
+    } catch (err) {
+      throw badRequest(`couldn't get version/kind; yaml parse error: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  if (!isPlainObject(value)) {
+    if (value === null) throw badRequest("Object 'Kind' is missing in 'null'");
+    throw badRequest(
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ${GO_TYPE[typeof value] ?? typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    );
+  }
+  return value;
+}

@@ -1,0 +1,518 @@
+// The generic registry store (upstream k8s.io/apiserver/pkg/registry/generic/registry.Store): one
+// implementation of create/get/update/delete/list/watch for every resource, driven by its strategy.
+import { randomUUID } from 'node:crypto';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  expired,
+  internal,
+  invalid,
+  notFound,
+  tooLargeResourceVersion,
+  tooOldResourceVersion,
+  type Status,
+  StatusError,
+} from './errors.js';
+import { deepEqual, fieldErrors, nameIsDNSSubdomain, type FieldError } from './field-errors.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
+import { isPlainObject, normalizeObject, objectMetaSchema, type Properties } from './schema.js';
+import { resolveStrategy, type ApiObject, type ResolvedStrategy, type ResourceStrategy } from './strategy.js';
+import { isStorageError, type KeyValue, type Storage, type StorageEvent, type WatchHandle } from '../storage/types.js';
+
+/** Hooks run before a create is validated (upstream mutating admission), e.g. namespace lifecycle. */
+export interface Admission {
+  admitCreate(store: ResourceStore, namespace: string, obj: ApiObject): Promise<void>;
+}
+
+export interface StoreOptions {
+  readonly storage: Storage;
+  readonly strategy: ResourceStrategy;
+  readonly admission?: Admission;
+}
+
+export interface ListOptions {
+  readonly resourceVersion?: string;
+  readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+}
+
+export interface ListResult {
+  readonly items: ApiObject[];
+  readonly resourceVersion: string;
+}
+
+export interface DeleteOptions {
+  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+}
+
+export interface WriteResult {
+  readonly object: ApiObject;
+  /** Unknown fields that were dropped (for Warning headers). */
+  readonly unknownFields: readonly string[];
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'ERROR';
+
+export interface WatchEvent {
+  readonly type: WatchEventType;
+  readonly object: ApiObject | Status;
+}
+
+export interface WatchSink {
+  event(ev: WatchEvent): void;
+  /** No more events will come (storage closed, or an ERROR event was the last one). */
+  close(): void;
+}
+
+export interface WatchOptions {
+  readonly resourceVersion?: string;
+  /** Only this object (the `/watch/.../<name>` form). */
+  readonly name?: string;
+}
+
+// Upstream retries a generated name this many times before reporting AlreadyExists.
+const GENERATE_NAME_ATTEMPTS = 8;
+const GENERATED_SUFFIX_LENGTH = 5;
+const MAX_GENERATED_NAME_LENGTH = 63 - GENERATED_SUFFIX_LENGTH;
+// Upstream's utilrand alphabet: no vowels (no accidental words) and no easily confused digits.
+const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const MAX_UPDATE_ATTEMPTS = 16;
+
+export function generateName(base: string): string {
+  let out = base.length > MAX_GENERATED_NAME_LENGTH ? base.slice(0, MAX_GENERATED_NAME_LENGTH) : base;
+  for (let i = 0; i < GENERATED_SUFFIX_LENGTH; i++) out += NAME_ALPHABET[Math.floor(Math.random() * NAME_ALPHABET.length)];
+  return out;
+}
+
+/** RFC 3339 in UTC with whole seconds, as metav1.Time serializes. */
+export function nowRFC3339(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Parses a resourceVersion the way upstream's APIObjectVersioner does ("" and "0" mean 0). */
+export function parseResourceVersion(rv: string | undefined): number {
+  if (rv === undefined || rv === '' || rv === '0') return 0;
+  if (/^\d+$/.test(rv)) {
+    const n = Number(rv);
+    if (Number.isSafeInteger(n)) return n;
+    throw rvError(rv, `strconv.ParseUint: parsing ${JSON.stringify(rv)}: value out of range`);
+  }
+  throw rvError(rv, `strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
+}
+
+function rvError(rv: string, detail: string): RvParseError {
+  return new RvParseError(fieldErrors.invalid('resourceVersion', rv, detail));
+}
+
+class RvParseError extends Error {
+  constructor(readonly fieldError: FieldError) {
+    super(fieldError.detail);
+  }
+}
+
+export class ResourceStore {
+  readonly strategy: ResolvedStrategy;
+  private readonly storage: Storage;
+  private readonly admission: Admission | undefined;
+  private readonly prefix: string;
+  private readonly properties: Properties;
+
+  constructor(opts: StoreOptions) {
+    this.strategy = resolveStrategy(opts.strategy);
+    this.storage = opts.storage;
+    this.admission = opts.admission;
+    const s = this.strategy;
+    this.prefix = `/registry/${s.group || 'core'}/${s.resource}/`;
+    this.properties = { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: objectMetaSchema, ...s.schema };
+  }
+
+  /** Storage prefix of the collection: everything, or one namespace. */
+  keyPrefix(namespace?: string): string {
+    return this.strategy.namespaced && namespace ? `${this.prefix}${namespace}/` : this.prefix;
+  }
+
+  private key(namespace: string, name: string): string {
+    return this.strategy.namespaced ? `${this.prefix}${namespace}/${name}` : `${this.prefix}${name}`;
+  }
+
+  async create(namespace: string, body: Record<string, unknown>): Promise<WriteResult> {
+    const s = this.strategy;
+    const { obj, unknownFields } = this.normalizeBody(body);
+    const meta = obj.metadata;
+    if (s.namespaced) {
+      if (meta.namespace && meta.namespace !== namespace) {
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      meta.namespace = namespace;
+    }
+    if (this.admission) await this.admission.admitCreate(this, namespace, obj);
+    s.defaults?.(obj);
+
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.resourceVersion;
+    delete meta.selfLink;
+    if (s.prepareForCreate) s.prepareForCreate(obj);
+    else if (s.hasStatus) delete obj['status'];
+    meta.uid = randomUUID();
+    meta.creationTimestamp = nowRFC3339();
+    meta.generation = 1;
+    const generated = !meta.name && !!meta.generateName;
+    if (generated) meta.name = generateName(meta.generateName!);
+
+    const errs = this.validate(obj);
+    if (errs.length) throw invalid(s.groupKind, meta.name ?? '', errs);
+
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const kv = await this.storage.create(this.key(namespace, meta.name!), this.encode(obj));
+        return { object: this.decode(kv), unknownFields };
+      } catch (err) {
+        if (!isStorageError(err, 'KeyExists')) throw err;
+        if (!generated || attempt >= GENERATE_NAME_ATTEMPTS) throw alreadyExists(s.groupResource, meta.name!);
+        meta.name = generateName(meta.generateName!);
+      }
+    }
+  }
+
+  async get(namespace: string, name: string): Promise<ApiObject> {
+    const kv = await this.storage.get(this.key(namespace, name));
+    if (!kv) throw notFound(this.strategy.groupResource, name);
+    return this.decode(kv);
+  }
+
+  /**
+   * PUT. With metadata.resourceVersion the write is conditional on it (409 otherwise); without it
+   * (when the strategy allows) it overwrites whatever is stored. `status` selects the subresource.
+   */
+  async update(
+    namespace: string,
+    name: string,
+    body: Record<string, unknown>,
+    opts: { subresource?: 'status' } = {},
+  ): Promise<WriteResult & { created: boolean }> {
+    const s = this.strategy;
+    const { obj, unknownFields } = this.normalizeBody(body);
+    const meta = obj.metadata;
+    if ((meta.name ?? '') !== name) {
+      throw badRequest(`the name of the object (${meta.name ?? ''}) does not match the name on the URL (${name})`);
+    }
+    if (s.namespaced) {
+      if (meta.namespace && meta.namespace !== namespace) {
+        throw badRequest(`the namespace of the object (${meta.namespace}) does not match the namespace on the request (${namespace})`);
+      }
+      meta.namespace = namespace;
+    }
+    let requestedRV: number;
+    try {
+      requestedRV = parseResourceVersion(meta.resourceVersion);
+    } catch (err) {
+      if (err instanceof RvParseError) throw invalid({ group: s.group, kind: s.resource }, name, [err.fieldError]);
+      throw err;
+    }
+    if (requestedRV === 0 && !s.allowUnconditionalUpdate) {
+      throw invalid({ group: s.group, kind: s.resource }, name, [
+        fieldErrors.invalid('metadata.resourceVersion', meta.resourceVersion ?? '', 'must be specified for an update'),
+      ]);
+    }
+    s.defaults?.(obj);
+    const key = this.key(namespace, name);
+
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.storage.get(key);
+      if (!current) {
+        if (!s.allowCreateOnUpdate || opts.subresource || requestedRV !== 0) throw notFound(s.groupResource, name);
+        const created = await this.create(namespace, body);
+        return { ...created, created: true };
+      }
+      if (requestedRV !== 0 && requestedRV !== current.modRevision) throw conflict(s.groupResource, name);
+      const old = this.decode(current);
+      const statusOnly = opts.subresource === 'status';
+      const next = statusOnly ? this.statusUpdate(obj, old) : obj;
+      this.prepareUpdate(next, old, statusOnly);
+
+      const errs = [...this.validate(next), ...validateObjectMetaUpdate(next.metadata, old.metadata)];
+      if (s.validateUpdate) errs.push(...s.validateUpdate(next, old));
+      if (errs.length) throw invalid(s.groupKind, name, errs);
+
+      if (s.specFields.some((f) => !deepEqual(next[f], old[f]))) next.metadata.generation = (old.metadata.generation ?? 0) + 1;
+      // Nothing changed: like upstream, skip the write so neither resourceVersion nor watchers see one.
+      next.metadata.resourceVersion = old.metadata.resourceVersion;
+      if (deepEqual(next, old)) return { object: old, unknownFields, created: false };
+
+      try {
+        if (old.metadata.deletionTimestamp && !this.deletionPending(next)) {
+          // The last finalizer is gone: the object goes away instead of being written.
+          const kv = await this.storage.delete(key, current.modRevision);
+          return { object: this.decode(kv), unknownFields, created: false };
+        }
+        const kv = await this.storage.update(key, this.encode(next), current.modRevision);
+        return { object: this.decode(kv), unknownFields, created: false };
+      } catch (err) {
+        if (!isStorageError(err, 'Conflict') && !isStorageError(err, 'KeyNotFound')) throw err;
+        if (requestedRV !== 0) throw conflict(s.groupResource, name);
+        if (attempt >= MAX_UPDATE_ATTEMPTS) throw conflict(s.groupResource, name);
+      }
+    }
+  }
+
+  /**
+   * DELETE. An object with finalizers is only marked (deletionTimestamp) and returned with
+   * `deleted: false`; it goes away once an update empties its finalizers.
+   */
+  async delete(namespace: string, name: string, opts: DeleteOptions = {}): Promise<{ object: ApiObject; deleted: boolean }> {
+    const s = this.strategy;
+    const key = this.key(namespace, name);
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.storage.get(key);
+      if (!current) throw notFound(s.groupResource, name);
+      const old = this.decode(current);
+      const pre = opts.preconditions;
+      if (pre?.uid !== undefined && pre.uid !== old.metadata.uid) {
+        throw conflict(s.groupResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
+      }
+      if (pre?.resourceVersion !== undefined && pre.resourceVersion !== old.metadata.resourceVersion) {
+        throw conflict(
+          s.groupResource,
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
+        );
+      }
+      const refused = s.checkDelete?.(old);
+      if (refused) throw refused;
+      try {
+        if (this.deletionPending(old)) {
+          if (old.metadata.deletionTimestamp) return { object: old, deleted: false };
+          const marked = this.decode(current);
+          marked.metadata.deletionTimestamp = nowRFC3339();
+          marked.metadata.deletionGracePeriodSeconds = 0;
+          if ((marked.metadata.generation ?? 0) > 0) marked.metadata.generation! += 1;
+          s.prepareForDeletion?.(marked);
+          const kv = await this.storage.update(key, this.encode(marked), current.modRevision);
+          return { object: this.decode(kv), deleted: false };
+        }
+        const kv = await this.storage.delete(key, current.modRevision);
+        return { object: this.decode(kv), deleted: true };
+      } catch (err) {
+        if (isStorageError(err, 'KeyNotFound')) throw notFound(s.groupResource, name);
+        if (!isStorageError(err, 'Conflict')) throw err;
+        if (attempt >= MAX_UPDATE_ATTEMPTS) throw conflict(s.groupResource, name);
+      }
+    }
+  }
+
+  /**
+   * Read-modify-write for in-process controllers (upstream GuaranteedUpdate): no validation and no
+   * strategy hooks, retried on concurrent writes. Completes a pending deletion when `mutate` removes
+   * what held it back. Undefined when the object does not exist.
+   */
+  async guaranteedUpdate(namespace: string, name: string, mutate: (obj: ApiObject) => void): Promise<ApiObject | undefined> {
+    const key = this.key(namespace, name);
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.storage.get(key);
+      if (!current) return undefined;
+      const obj = this.decode(current);
+      mutate(obj);
+      try {
+        if (obj.metadata.deletionTimestamp && !this.deletionPending(obj)) return this.decode(await this.storage.delete(key, current.modRevision));
+        return this.decode(await this.storage.update(key, this.encode(obj), current.modRevision));
+      } catch (err) {
+        if (!isStorageError(err, 'Conflict') && !isStorageError(err, 'KeyNotFound')) throw err;
+        if (attempt >= MAX_UPDATE_ATTEMPTS) throw conflict(this.strategy.groupResource, name);
+      }
+    }
+  }
+
+  /** Deletes every object of the collection (in one namespace, when given) listed at one revision. */
+  async deleteCollection(namespace: string | undefined, opts: ListOptions = {}): Promise<ListResult> {
+    const listed = await this.list(namespace, opts);
+    const items: ApiObject[] = [];
+    for (const item of listed.items) {
+      try {
+        const { object } = await this.delete(item.metadata.namespace ?? '', item.metadata.name!, {
+          preconditions: { uid: item.metadata.uid },
+        });
+        items.push(object);
+      } catch (err) {
+        // Gone or replaced in the meantime: someone else deleted it, which is what was asked.
+        if (err instanceof StatusError && (err.code === 404 || err.code === 409)) continue;
+        throw err;
+      }
+    }
+    return { items, resourceVersion: listed.resourceVersion };
+  }
+
+  async list(namespace: string | undefined, opts: ListOptions = {}): Promise<ListResult> {
+    const revision = await this.listRevision(opts);
+    try {
+      const res = await this.storage.list(this.keyPrefix(namespace), revision ? { revision } : {});
+      return { items: res.items.map((kv) => this.decode(kv)), resourceVersion: String(res.revision) };
+    } catch (err) {
+      if (isStorageError(err, 'Compacted')) throw expired('The resourceVersion for the provided list is too old.');
+      throw this.revisionError(err);
+    }
+  }
+
+  /**
+   * Streams changes after `resourceVersion`; with none (or "0"), first the current objects as
+   * ADDED, as upstream does. A resourceVersion older than the history yields one ERROR event
+   * (410 Expired) rather than a failed request, again as upstream.
+   */
+  async watch(namespace: string | undefined, opts: WatchOptions, sink: WatchSink): Promise<WatchHandle> {
+    const prefix = this.keyPrefix(namespace);
+    const onlyKey = opts.name !== undefined ? this.key(namespace ?? '', opts.name) : undefined;
+    let from: number;
+    try {
+      from = parseResourceVersion(opts.resourceVersion);
+    } catch (err) {
+      if (err instanceof RvParseError) throw invalid({ group: this.strategy.group, kind: this.strategy.resource }, '', [err.fieldError]);
+      throw err;
+    }
+    if (from === 0) {
+      const snapshot = await this.storage.list(prefix);
+      for (const kv of snapshot.items) {
+        if (onlyKey === undefined || kv.key === onlyKey) sink.event({ type: 'ADDED', object: this.decode(kv) });
+      }
+      from = snapshot.revision;
+    }
+    let failed = false;
+    let handle: WatchHandle | undefined;
+    try {
+      handle = await this.storage.watch(prefix, from, {
+        onEvent: (ev) => {
+          if (failed || (onlyKey !== undefined && ev.key !== onlyKey)) return;
+          let out: WatchEvent;
+          try {
+            out = this.watchEvent(ev);
+          } catch (err) {
+            // An undecodable value ends the watch with an ERROR event, as upstream.
+            failed = true;
+            handle?.stop();
+            sink.event({ type: 'ERROR', object: toStatusError(err).status });
+            sink.close();
+            return;
+          }
+          sink.event(out);
+        },
+        onClose: () => sink.close(),
+      });
+      if (failed) handle.stop();
+      return handle;
+    } catch (err) {
+      if (isStorageError(err, 'Compacted')) {
+        sink.event({ type: 'ERROR', object: tooOldResourceVersion(from, err.details.compacted ?? 0).status });
+        sink.close();
+        return { stop: () => {} };
+      }
+      throw this.revisionError(err);
+    }
+  }
+
+  /** A stored value as the API shows it: resourceVersion comes from storage, never from the bytes. */
+  decode(kv: KeyValue): ApiObject {
+    let obj: unknown;
+    try {
+      obj = JSON.parse(kv.value);
+    } catch (err) {
+      throw internal(new Error(`unable to decode ${kv.key}: ${(err as Error).message}`));
+    }
+    if (!isPlainObject(obj) || !isPlainObject(obj['metadata'])) throw internal(new Error(`unable to decode ${kv.key}: not an object`));
+    (obj['metadata'] as Record<string, unknown>)['resourceVersion'] = String(kv.modRevision);
+    return obj as ApiObject;
+  }
+
+  private encode(obj: ApiObject): string {
+    // Re-walk so server-set fields land in declaration order too, and drop resourceVersion: it is
+    // the storage revision, not part of the value (as upstream's versioner does).
+    const ordered = normalizeObject(obj, this.properties).value as ApiObject;
+    delete ordered.metadata.resourceVersion;
+    return JSON.stringify(ordered);
+  }
+
+  private watchEvent(ev: StorageEvent): WatchEvent {
+    const raw = ev.type === 'DELETED' ? ev.prevValue! : ev.value!;
+    // DELETED carries the last stored state at the revision of the delete, as upstream.
+    return { type: ev.type, object: this.decode({ key: ev.key, value: raw, createRevision: 0, modRevision: ev.revision }) };
+  }
+
+  /** Turns a request body into a schema-shaped object, or fails with 422 listing every bad field. */
+  private normalizeBody(body: Record<string, unknown>): { obj: ApiObject; unknownFields: string[] } {
+    const s = this.strategy;
+    const { value, errors, unknown } = normalizeObject(body, this.properties);
+    const obj = value as ApiObject;
+    if (!obj.metadata) obj.metadata = {};
+    if (errors.length) {
+      const name = typeof obj.metadata.name === 'string' ? obj.metadata.name : '';
+      throw invalid(s.groupKind, name, errors);
+    }
+    obj.apiVersion = s.apiVersion;
+    obj.kind = s.kind;
+    return { obj, unknownFields: unknown };
+  }
+
+  private validate(obj: ApiObject): FieldError[] {
+    const s = this.strategy;
+    return [...validateObjectMeta(obj.metadata, s.namespaced, s.validateName ?? nameIsDNSSubdomain), ...s.validate(obj)];
+  }
+
+  /** Upstream rest.BeforeUpdate: server-owned metadata is carried over from the stored object. */
+  private prepareUpdate(next: ApiObject, old: ApiObject, statusOnly: boolean): void {
+    const s = this.strategy;
+    const meta = next.metadata;
+    const o = old.metadata;
+    meta.generation = o.generation;
+    if (!meta.uid) meta.uid = o.uid;
+    meta.creationTimestamp = o.creationTimestamp;
+    if (o.deletionTimestamp) meta.deletionTimestamp = o.deletionTimestamp;
+    else delete meta.deletionTimestamp;
+    if (o.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
+      meta.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
+    }
+    if (!meta.resourceVersion) meta.resourceVersion = o.resourceVersion;
+    delete meta.selfLink;
+    if (statusOnly) return;
+    if (s.hasStatus) {
+      // Only the status endpoint may change status.
+      if (old['status'] === undefined) delete next['status'];
+      else next['status'] = old['status'];
+    }
+    s.prepareForUpdate?.(next, old);
+  }
+
+  /** PUT .../status: everything but status comes from the stored object. */
+  private statusUpdate(body: ApiObject, old: ApiObject): ApiObject {
+    const next: ApiObject = { ...old, metadata: { ...old.metadata, resourceVersion: body.metadata.resourceVersion } };
+    if (body['status'] === undefined) delete next['status'];
+    else next['status'] = body['status'];
+    return next;
+  }
+
+  private deletionPending(obj: ApiObject): boolean {
+    return (obj.metadata.finalizers?.length ?? 0) > 0 || (this.strategy.deletionBlocked?.(obj) ?? false);
+  }
+
+  private async listRevision(opts: ListOptions): Promise<number> {
+    let rv: number;
+    try {
+      rv = parseResourceVersion(opts.resourceVersion);
+    } catch (err) {
+      if (err instanceof RvParseError) throw invalid({ group: this.strategy.group, kind: this.strategy.resource }, '', [err.fieldError]);
+      throw err;
+    }
+    if (rv === 0) return 0;
+    if (opts.resourceVersionMatch === 'Exact') return rv;
+    // NotOlderThan (and the legacy unset match): anything at least as new; current qualifies.
+    const current = await this.storage.currentRevision();
+    if (rv > current) throw tooLargeResourceVersion(rv, current);
+    return 0;
+  }
+
+  private revisionError(err: unknown): unknown {
+    if (isStorageError(err, 'FutureRevision')) return tooLargeResourceVersion(err.details.requested ?? 0, err.details.current ?? 0);
+    return err;
+  }
+}
+
+function toStatusError(err: unknown): StatusError {
+  return err instanceof StatusError ? err : internal(err);
+}

@@ -1,0 +1,133 @@
+// What one resource contributes to the generic store and REST handler: identity, shape, defaults,
+// validation, and the few behaviours that differ between kinds. Everything else — metadata rules,
+// concurrency, finalizers, watch, HTTP — is generic, so a new resource is one short file.
+import type { FieldError, NameValidator } from './field-errors.js';
+import type { StatusError } from './errors.js';
+import type { Properties } from './schema.js';
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: Array<Record<string, unknown>>;
+  finalizers?: string[];
+  managedFields?: Array<Record<string, unknown>>;
+  [field: string]: unknown;
+}
+
+/** A resource object as the store handles it: JSON with typed metadata. */
+export interface ApiObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+}
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+export const ALL_VERBS: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+export interface ResourceStrategy {
+  /** API group; '' for the core group served under /api/v1. */
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  /** Defaults to `${kind}List`. */
+  readonly listKind?: string;
+  /** Plural resource name used in URLs. */
+  readonly resource: string;
+  readonly singular: string;
+  readonly shortNames?: readonly string[];
+  readonly categories?: readonly string[];
+  readonly namespaced: boolean;
+  /** Serves `<name>/status`; the main endpoint then ignores status and the status one ignores the rest. */
+  readonly hasStatus: boolean;
+  /** Verbs the resource allows (before intersecting with what the handler implements). Default: all. */
+  readonly verbs?: readonly Verb[];
+  /** Top-level fields besides apiVersion, kind and metadata. */
+  readonly schema: Properties;
+  /**
+   * Top-level fields whose change bumps metadata.generation. Default: every schema field but
+   * `status` (StorageClass-like kinds have no spec, so all their fields count).
+   */
+  readonly specFields?: readonly string[];
+  /** What a single DELETE answers with (spec §4.2): the object, or a Success Status. */
+  readonly deleteResponse: 'object' | 'status';
+  /** What DELETE on the collection answers with. Default: the list of deleted objects. */
+  readonly deleteCollectionResponse?: 'list' | 'status';
+  /** PUT to a missing name creates it. Default false. */
+  readonly allowCreateOnUpdate?: boolean;
+  /** PUT without metadata.resourceVersion overwrites whatever is stored. Default true. */
+  readonly allowUnconditionalUpdate?: boolean;
+  /** Validates metadata.name (and generateName with prefix=true). Default: DNS-1123 subdomain. */
+  readonly validateName?: NameValidator;
+
+  /** Fills defaults, as upstream does on decode (so before create and update validation). */
+  defaults?(obj: ApiObject): void;
+  /** Server-owned changes on create, e.g. initial status. Default with status: status dropped. */
+  prepareForCreate?(obj: ApiObject): void;
+  /** Server-owned changes on update, after the generic ones. */
+  prepareForUpdate?(obj: ApiObject, old: ApiObject): void;
+  /** Changes when a delete only marks the object (finalizers pending), e.g. a Terminating phase. */
+  prepareForDeletion?(obj: ApiObject): void;
+  /** Field errors of the kind's own fields (metadata is validated generically). */
+  validate(obj: ApiObject): FieldError[];
+  /** Extra rules for updates, e.g. immutable fields. */
+  validateUpdate?(obj: ApiObject, old: ApiObject): FieldError[];
+  /** Besides metadata.finalizers, something else that holds deletion back (Namespace spec.finalizers). */
+  deletionBlocked?(obj: ApiObject): boolean;
+  /** Refuses a delete outright, e.g. of a built-in namespace. */
+  checkDelete?(obj: ApiObject): StatusError | undefined;
+}
+
+/** A strategy with every default resolved, plus the names errors and URLs need. */
+export interface ResolvedStrategy extends ResourceStrategy {
+  readonly listKind: string;
+  readonly apiVersion: string;
+  readonly verbs: readonly Verb[];
+  readonly specFields: readonly string[];
+  readonly allowUnconditionalUpdate: boolean;
+  readonly allowCreateOnUpdate: boolean;
+  readonly deleteCollectionResponse: 'list' | 'status';
+  /** For NotFound, AlreadyExists, Conflict. */
+  readonly groupResource: { readonly group: string; readonly resource: string };
+  /** For Invalid. */
+  readonly groupKind: { readonly group: string; readonly kind: string };
+}
+
+export function resolveStrategy(s: ResourceStrategy): ResolvedStrategy {
+  return {
+    ...s,
+    // Keep the methods bound to the original (a spread copies own properties only).
+    defaults: s.defaults?.bind(s),
+    prepareForCreate: s.prepareForCreate?.bind(s),
+    prepareForUpdate: s.prepareForUpdate?.bind(s),
+    prepareForDeletion: s.prepareForDeletion?.bind(s),
+    validate: s.validate.bind(s),
+    validateUpdate: s.validateUpdate?.bind(s),
+    deletionBlocked: s.deletionBlocked?.bind(s),
+    checkDelete: s.checkDelete?.bind(s),
+    listKind: s.listKind ?? `${s.kind}List`,
+    apiVersion: s.group ? `${s.group}/${s.version}` : s.version,
+    verbs: s.verbs ?? ALL_VERBS,
+    specFields: s.specFields ?? Object.keys(s.schema).filter((k) => k !== 'status'),
+    allowUnconditionalUpdate: s.allowUnconditionalUpdate ?? true,
+    allowCreateOnUpdate: s.allowCreateOnUpdate ?? false,
+    deleteCollectionResponse: s.deleteCollectionResponse ?? 'list',
+    groupResource: { group: s.group, resource: s.resource },
+    groupKind: { group: s.group, kind: s.kind },
+  };
+}
+
+/** Identity helper so a resource file gets its object literal type-checked as a strategy. */
+export function defineStrategy<S extends ResourceStrategy>(s: S): S {
+  return s;
+}

@@ -1,0 +1,37 @@
+// The reference control-plane API server: the generic apiserver core with the reference's
+// resources on in-memory MVCC storage.
+import { startApiServer } from './apiserver/apiserver.js';
+import { namespaceStrategy } from './resources/namespace.js';
+import { storageClassStrategy } from './resources/storageclass.js';
+import { MemoryStorage } from './storage/memory.js';
+
+export interface ReferenceOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: an ephemeral port. */
+  port?: number;
+  /** Only 'memory' so far; an etcd backend fits the same Storage interface. */
+  storage?: 'memory';
+}
+
+export interface RunningReference {
+  /** The API base URL, http://host:port. */
+  url: string;
+  /** Ends open watches and connections; resolves once the server has stopped. */
+  close(): Promise<void>;
+}
+
+/** Every resource the reference serves. */
+export const REFERENCE_RESOURCES = [namespaceStrategy, storageClassStrategy];
+
+export async function startReference(opts: ReferenceOptions = {}): Promise<RunningReference> {
+  if (opts.storage !== undefined && opts.storage !== 'memory') throw new Error(`unsupported storage: ${String(opts.storage)}`);
+  const storage = new MemoryStorage();
+  try {
+    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, host: opts.host, port: opts.port });
+    return { url: api.url, close: api.close };
+  } catch (err) {
+    await storage.close();
+    throw err;
+  }
+}

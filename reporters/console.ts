@@ -1,0 +1,177 @@
+// Live progress on a terminal, then a summary with every failure's evidence.
+import type { CaseResult, RunReport } from '../runner/results.js';
+import { type Outcome, exchangeSummary, formatDuration, knownCounts, outcome, targetLabel, verdict, verdictText, writeOutput } from './format.js';
+import type { Reporter, RunPlan } from './types.js';
+
+export interface ConsoleStyle {
+  /** ANSI colours. */
+  color: boolean;
+  /** Unicode status marks (✓ ✗ ! -) rather than ASCII words. */
+  unicode: boolean;
+}
+
+const PLAIN: ConsoleStyle = { color: false, unicode: false };
+
+type Paint = (s: string) => string;
+
+function painter(style: ConsoleStyle): Record<'green' | 'red' | 'yellow' | 'dim' | 'bold', Paint> {
+  const wrap =
+    (open: number, close: number): Paint =>
+    (s) =>
+      style.color ? `\u001b[${open}m${s}\u001b[${close}m` : s;
+  return { green: wrap(32, 39), red: wrap(31, 39), yellow: wrap(33, 39), dim: wrap(2, 22), bold: wrap(1, 22) };
+}
+
+function mark(o: Outcome, style: ConsoleStyle): string {
+  const p = painter(style);
+  const u = style.unicode;
+  switch (o) {
+    case 'passed':
+      return p.green(u ? '✓' : 'ok  ');
+    case 'failed':
+      return p.red(u ? '✗' : 'FAIL');
+    case 'errored':
+      return p.red(u ? '!' : 'ERR ');
+    case 'skipped':
+      return p.dim(u ? '-' : 'skip');
+    case 'known-failure':
+      return p.yellow(u ? '✗' : 'xfail');
+    case 'unexpected-pass':
+      return p.red(u ? '✓' : 'XPASS');
+  }
+}
+
+/** The line printed when a case finishes (without the progress counter). */
+export function renderCaseLine(c: CaseResult, style: ConsoleStyle = PLAIN): string {
+  const p = painter(style);
+  const o = outcome(c);
+  let line = `${mark(o, style)} ${c.id} ${p.dim(`(${formatDuration(c.durationMs)})`)}`;
+  if (o === 'skipped') line += p.dim(` skipped: ${oneLine(c.message)}`);
+  else if (o === 'known-failure') line += p.yellow(` known failure: ${oneLine(c.knownFailure?.reason ?? '')}`);
+  else if (o === 'unexpected-pass') line += p.red(' unexpected pass (listed as a known failure)');
+  else if (o === 'failed' || o === 'errored') line += ` ${oneLine(c.message)}`;
+  return line;
+}
+
+function oneLine(s: string): string {
+  const first = s.split(/\r?\n/, 1)[0] ?? '';
+  return first.length > 160 ? `${first.slice(0, 157)}...` : first;
+}
+
+function indent(s: string, prefix: string): string {
+  return s.replace(/\r?\n/g, `\n${prefix}`);
+}
+
+function failureBlock(c: CaseResult, style: ConsoleStyle): string[] {
+  const p = painter(style);
+  const out = [`  ${mark(outcome(c), style)} ${p.bold(c.id)}: ${c.title}`];
+  if (c.message) out.push(`      ${indent(c.message, '      ')}`);
+  if (c.expected !== undefined) out.push(`      ${p.green('expected:')} ${indent(c.expected, '                ')}`);
+  if (c.actual !== undefined) out.push(`      ${p.red('actual:')}   ${indent(c.actual, '                ')}`);
+  out.push(`      requirements: ${c.requirements.length ? c.requirements.join(', ') : '(none)'}; spec ${c.spec.doc} §${c.spec.section}`);
+  const last = c.exchanges.at(-1);
+  if (last) out.push(`      last exchange: ${exchangeSummary(last)}`);
+  return out;
+}
+
+/** The end-of-run summary. */
+export function renderConsoleSummary(report: RunReport, style: ConsoleStyle = PLAIN): string {
+  const p = painter(style);
+  const s = report.summary;
+  const k = knownCounts(report);
+  const cases = report.cases;
+  const out: string[] = [''];
+
+  const failures = cases.filter((c) => outcome(c) === 'failed' || outcome(c) === 'errored');
+  if (failures.length) {
+    out.push(p.bold('Failures:'));
+    for (const c of failures) out.push(...failureBlock(c, style), '');
+  }
+  const known = cases.filter((c) => outcome(c) === 'known-failure');
+  if (known.length) {
+    out.push(p.bold('Known failures (not counted):'));
+    for (const c of known) {
+      out.push(`  ${mark('known-failure', style)} ${c.id}: ${c.knownFailure?.reason ?? ''}${c.message ? ` (${oneLine(c.message)})` : ''}`);
+    }
+    out.push('');
+  }
+  const unexpected = cases.filter((c) => outcome(c) === 'unexpected-pass');
+  if (unexpected.length) {
+    out.push(p.bold(p.red('Unexpected passes (listed as known failures; remove them from the expect file):')));
+    for (const c of unexpected) out.push(`  ${mark('unexpected-pass', style)} ${c.id}${c.knownFailure ? `: ${c.knownFailure.reason}` : ''}`);
+    out.push('');
+  }
+  if (report.leaks.length) {
+    out.push(p.bold(p.yellow(`Leaked objects (still present after cleanup): ${report.leaks.length}`)));
+    for (const l of report.leaks) out.push(`  ${l}`);
+    out.push('');
+  }
+  if (report.interrupted) out.push(p.bold(p.yellow('Interrupted: the run stopped before every case finished.')), '');
+
+  const counts = [
+    p.green(`${s.passed} passed`),
+    (s.failed ? p.red : (x: string) => x)(`${s.failed} failed`),
+    (s.errored ? p.red : (x: string) => x)(`${s.errored} errored`),
+    p.dim(`${s.skipped} skipped`),
+  ].join(', ');
+  const extra = [
+    k.knownFailures ? `${k.knownFailures} known failure${k.knownFailures === 1 ? '' : 's'} not counted` : '',
+    k.unexpectedPasses ? `${k.unexpectedPasses} unexpected pass${k.unexpectedPasses === 1 ? '' : 'es'}` : '',
+  ].filter(Boolean);
+  out.push(`${counts}; ${s.total} total in ${formatDuration(report.durationMs)}${extra.length ? ` (${extra.join(', ')})` : ''}`);
+  const v = verdict(report);
+  out.push((v === 'PASS' ? p.green : v === 'FAIL' ? p.red : p.yellow)(p.bold(verdictText(report))));
+  return `${out.join('\n')}\n`;
+}
+
+/** The header printed at start. */
+export function renderConsoleHeader(plan: RunPlan): string {
+  return `Run ${plan.runId} against ${targetLabel(plan.target)}: ${plan.total} case${plan.total === 1 ? '' : 's'}\n`;
+}
+
+/** Console rendering of a saved run: the header line, then the end summary. */
+export function renderConsole(report: RunReport): string {
+  const header = renderConsoleHeader({ runId: report.runId, target: report.target, total: report.summary.total });
+  return `${header}${renderConsoleSummary(report, PLAIN)}`;
+}
+
+export interface ConsoleReporterOptions {
+  /** Force colours on or off; default: the stream is a TTY and NO_COLOR is unset. */
+  color?: boolean;
+}
+
+export class ConsoleReporter implements Reporter {
+  readonly name = 'console';
+  private readonly tty: boolean;
+  private readonly style: ConsoleStyle;
+  private total = 0;
+  private done = 0;
+
+  constructor(
+    private readonly out: NodeJS.WritableStream = process.stdout,
+    opts: ConsoleReporterOptions = {},
+  ) {
+    this.tty = (out as { isTTY?: boolean }).isTTY === true;
+    this.style = {
+      color: opts.color ?? (this.tty && process.env.NO_COLOR === undefined),
+      unicode: this.tty,
+    };
+  }
+
+  start(plan: RunPlan): void {
+    this.total = plan.total;
+    this.done = 0;
+    this.out.write(renderConsoleHeader(plan));
+  }
+
+  caseEnd(result: CaseResult): void {
+    this.done++;
+    const counter = this.tty ? `${painter(this.style).dim(`[${this.done}/${this.total || '?'}]`)} ` : '';
+    this.out.write(`${counter}${renderCaseLine(result, this.style)}\n`);
+  }
+
+  async end(report: RunReport): Promise<void> {
+    const text = renderConsoleSummary(report, this.style);
+    await writeOutput(text, undefined, this.out);
+  }
+}

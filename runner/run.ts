@@ -1,0 +1,270 @@
+// The runner: runs selected cases against a target in parallel, each with a deadline, then deletes
+// every object the run created and checks that nothing labelled with the run is left behind.
+import { availableParallelism } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Dispatcher } from 'undici';
+import type { Case, CaseContext } from '../suites/case.js';
+import { CaseFailure } from '../suites/verify.js';
+import type { Reporter } from '../reporters/types.js';
+import { ApiClient, createDispatcher, describeError, type TargetConnection } from './client.js';
+import type { CaseResult, CaseStatus, RunReport, RunSummary } from './results.js';
+import { gateMismatch } from './gates.js';
+
+export const TOOL = 'orch-conformance';
+export const RUN_LABEL = 'conformance.orch.io/run';
+/** Finalizers cases put on their own objects; cleanup removes them. */
+export const OWN_FINALIZER_PREFIX = 'conformance.orch.io/';
+
+export interface RunOptions {
+  cases: readonly Case[];
+  conn: TargetConnection;
+  embedded: boolean;
+  runId?: string;
+  parallel?: number;
+  timeoutMs?: number;
+  gates: Record<string, boolean>;
+  /** Known failures: case id to reason. */
+  expectations?: ReadonlyMap<string, string>;
+  reporters?: readonly Reporter[];
+  /** Aborted on Ctrl-C: running cases stop, the rest are skipped, cleanup still runs. */
+  interrupt?: AbortSignal;
+  version: string;
+}
+
+/** Run ids are short and DNS-safe: they go into object names. */
+export function newRunId(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  return [...randomBytes(8)].map((b) => alphabet[b % alphabet.length]).join('');
+}
+
+const CLEANUP_TIMEOUT_MS = 10_000;
+
+/** What a run created, so it can be deleted afterwards. Shared by every case of the run. */
+class Tracker {
+  readonly paths = new Set<string>();
+  add(path: string) { this.paths.add(path); }
+}
+
+export async function runCases(opts: RunOptions): Promise<RunReport> {
+  const runId = opts.runId ?? newRunId();
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const dispatcher = createDispatcher(opts.conn);
+  const tracker = new Tracker();
+  const labels = { [RUN_LABEL]: runId };
+  const namespace = `oc-${runId}`;
+  const reporters = opts.reporters ?? [];
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const target = { api: opts.conn.baseUrl, embedded: opts.embedded };
+  for (const r of reporters) r.start?.({ runId, target, total: opts.cases.length });
+
+  const results: CaseResult[] = new Array(opts.cases.length);
+  const finish = (i: number, r: CaseResult) => {
+    results[i] = applyExpectation(r, opts.expectations);
+    for (const rep of reporters) rep.caseEnd?.(results[i]);
+  };
+
+  let setupError: string | undefined;
+  if (opts.cases.some((c) => c.impact === 'namespaced')) {
+    setupError = await createRunNamespace(opts.conn, dispatcher, namespace, labels, tracker);
+  }
+
+  let next = 0;
+  const worker = async () => {
+    while (next < opts.cases.length) {
+      const i = next++;
+      const c = opts.cases[i];
+      if (opts.interrupt?.aborted) { finish(i, resultOf(c, 'skipped', 0, 'run interrupted before this case started')); continue; }
+      const gateWhy = gateMismatch(c.gates, opts.gates);
+      if (gateWhy) { finish(i, resultOf(c, 'skipped', 0, gateWhy)); continue; }
+      if (setupError && c.impact === 'namespaced') { finish(i, resultOf(c, 'errored', 0, setupError)); continue; }
+      finish(i, await runOne(c, { conn: opts.conn, dispatcher, runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt }));
+    }
+  };
+  const parallel = Math.max(1, Math.min(opts.parallel ?? availableParallelism(), opts.cases.length || 1));
+  await Promise.all(Array.from({ length: parallel }, worker));
+
+  const leaks = await cleanUp(opts.conn, dispatcher, tracker, runId);
+  await dispatcher.close().catch(() => undefined);
+
+  const report: RunReport = {
+    tool: TOOL,
+    version: opts.version,
+    target,
+    runId,
+    startedAt: startedAt.toISOString(),
+    durationMs: Math.round(performance.now() - t0),
+    summary: summarise(results),
+    cases: results,
+    leaks,
+    interrupted: !!opts.interrupt?.aborted,
+  };
+  for (const r of reporters) await r.end(report);
+  return report;
+}
+
+interface CaseEnv {
+  conn: TargetConnection;
+  dispatcher: Dispatcher;
+  runId: string;
+  labels: Record<string, string>;
+  namespace: string;
+  tracker: Tracker;
+  timeoutMs: number;
+  interrupt?: AbortSignal;
+}
+
+async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
+  const ctrl = new AbortController();
+  const signal = env.interrupt ? AbortSignal.any([ctrl.signal, env.interrupt]) : ctrl.signal;
+  const api = new ApiClient(env.conn, env.dispatcher, signal);
+  let seq = 0;
+  const ctx: CaseContext = {
+    api,
+    runId: env.runId,
+    labels: env.labels,
+    namespace: env.namespace,
+    signal,
+    uniqueName: (hint = 'x') => dnsName(`oc-${env.runId}-${c.id.split('.').slice(-2).join('-')}-${hint}-${seq++}`),
+    track: (path) => env.tracker.add(path),
+  };
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  // The deadline wins even over a case that ignores its signal: the run must always finish.
+  const deadline = new Promise<'timeout' | 'interrupted'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), env.timeoutMs);
+    env.interrupt?.addEventListener('abort', () => resolve('interrupted'), { once: true });
+  });
+  let status: CaseStatus = 'passed';
+  let message = '';
+  let expected: string | undefined;
+  let actual: string | undefined;
+  try {
+    const outcome = await Promise.race([c.run(ctx).then(() => 'done' as const), deadline]);
+    if (outcome === 'timeout') {
+      status = 'errored';
+      message = `timed out after ${env.timeoutMs / 1000}s (the target did not answer in time)`;
+    } else if (outcome === 'interrupted') {
+      status = 'errored';
+      message = 'interrupted';
+    }
+  } catch (err) {
+    if (err instanceof CaseFailure) {
+      status = 'failed';
+      message = err.message;
+      expected = err.expected;
+      actual = err.actual;
+    } else {
+      status = 'errored';
+      message = signal.aborted ? 'interrupted' : describeError(err);
+    }
+  } finally {
+    clearTimeout(timer);
+    ctrl.abort();
+    api.closeAll();
+  }
+  const r = resultOf(c, status, Math.round(performance.now() - started), message);
+  r.expected = expected;
+  r.actual = actual;
+  // Exchanges are what an auditor needs to see a failure; passes keep reports small.
+  if (status === 'failed' || status === 'errored') r.exchanges = api.exchanges;
+  return r;
+}
+
+function resultOf(c: Case, status: CaseStatus, durationMs: number, message: string): CaseResult {
+  return {
+    id: c.id, title: c.title, suite: c.suite, requirements: [...c.requirements], spec: { ...c.spec },
+    level: c.level, impact: c.impact, status, durationMs, message, exchanges: [],
+  };
+}
+
+function applyExpectation(r: CaseResult, expectations?: ReadonlyMap<string, string>): CaseResult {
+  const reason = expectations?.get(r.id);
+  if (reason === undefined) return r;
+  if (r.status === 'failed' || r.status === 'errored') return { ...r, knownFailure: { reason } };
+  if (r.status === 'passed') {
+    return { ...r, unexpectedPass: true, message: `unexpected pass: listed as a known failure ("${reason}"); remove it from the expect file` };
+  }
+  return r;
+}
+
+export function summarise(results: readonly CaseResult[]): RunSummary {
+  const s: RunSummary = { total: results.length, passed: 0, failed: 0, skipped: 0, errored: 0 };
+  for (const r of results) s[r.status]++;
+  return s;
+}
+
+/** DNS-1123 label: lowercase alphanumerics and '-', at most 63 characters, alphanumeric at both ends. */
+function dnsName(s: string): string {
+  const clean = s.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/-+/g, '-');
+  if (clean.length <= 63) return clean.replace(/^-|-$/g, '');
+  // Keep the unique tail (run id prefix and sequence) intact when shortening the hint in between.
+  return `${clean.slice(0, 40)}-${clean.slice(-22)}`.replace(/-+/g, '-').replace(/^-|-$/g, '');
+}
+
+async function createRunNamespace(conn: TargetConnection, dispatcher: Dispatcher, name: string, labels: Record<string, string>, tracker: Tracker): Promise<string | undefined> {
+  const api = new ApiClient(conn, dispatcher);
+  try {
+    const res = await api.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } }, { timeoutMs: CLEANUP_TIMEOUT_MS });
+    if (res.status !== 200 && res.status !== 201 && res.status !== 202) return `could not create the run's namespace ${name}: HTTP ${res.status} ${res.text.slice(0, 200)}`;
+    tracker.add(`/api/v1/namespaces/${name}`);
+    return undefined;
+  } catch (err) {
+    return `could not create the run's namespace ${name}: ${describeError(err)}`;
+  }
+}
+
+const isNamespacePath = (p: string) => /^\/api\/v1\/namespaces\/[^/]+$/.test(p);
+
+/**
+ * Deletes what the run created (pass or fail), then lists each collection it wrote to and reports
+ * any object still labelled with this run. Objects of other runs or other users are never touched.
+ */
+async function cleanUp(conn: TargetConnection, dispatcher: Dispatcher, tracker: Tracker, runId: string): Promise<string[]> {
+  const api = new ApiClient(conn, dispatcher);
+  const del = async (p: string) => {
+    try {
+      const res = await api.delete(p, { timeoutMs: CLEANUP_TIMEOUT_MS });
+      // A case may have left one of its own finalizers on an object: release it so it can go.
+      const held = res.json?.metadata?.finalizers;
+      if (res.status < 300 && Array.isArray(held) && held.some((f: unknown) => typeof f === 'string' && f.startsWith(OWN_FINALIZER_PREFIX))) {
+        const cur = await api.get(p, { timeoutMs: CLEANUP_TIMEOUT_MS });
+        if (cur.status === 200 && cur.json?.metadata?.labels?.[RUN_LABEL] === runId) {
+          const finalizers = (cur.json.metadata.finalizers ?? []).filter((f: string) => !f.startsWith(OWN_FINALIZER_PREFIX));
+          await api.put(p, { ...cur.json, metadata: { ...cur.json.metadata, finalizers } }, { timeoutMs: CLEANUP_TIMEOUT_MS });
+        }
+      }
+    } catch {
+      // Unreachable or slow: the leak check below reports what stayed.
+    }
+  };
+  const paths = [...tracker.paths];
+  // Namespaces last: deleting one may take its contents with it, and the objects go first.
+  await Promise.all(paths.filter((p) => !isNamespacePath(p)).map(del));
+  await Promise.all(paths.filter(isNamespacePath).map(del));
+
+  const leaks: string[] = [];
+  const collections = new Set(paths.map((p) => p.slice(0, p.lastIndexOf('/'))));
+  await Promise.all([...collections].map(async (col) => {
+    try {
+      const res = await api.get(col, { timeoutMs: CLEANUP_TIMEOUT_MS });
+      if (res.status !== 200 || !Array.isArray(res.json?.items)) {
+        leaks.push(`${col}: could not verify cleanup (HTTP ${res.status})`);
+        return;
+      }
+      for (const o of res.json.items) {
+        // An object already marked for deletion (finalizers pending) is on its way out.
+        if (o?.metadata?.labels?.[RUN_LABEL] === runId && !o.metadata.deletionTimestamp) leaks.push(`${col}/${o.metadata.name}`);
+      }
+    } catch (err) {
+      leaks.push(`${col}: could not verify cleanup (${describeError(err)})`);
+    }
+  }));
+  return leaks.sort();
+}
+
+/** 0 every selected case passed (skips and known failures allowed), 1 otherwise. */
+export function exitCodeFor(report: RunReport): 0 | 1 {
+  const bad = report.cases.some((r) => ((r.status === 'failed' || r.status === 'errored') && !r.knownFailure) || r.unexpectedPass);
+  return bad || report.leaks.length > 0 || report.interrupted ? 1 : 0;
+}

@@ -1,0 +1,5 @@
+// The whole conformance suite. Ids are unique: a test checks it.
+import type { Case } from './case.js';
+import { controlPlaneCases } from './000-control-plane/index.js';
+
+export const ALL_CASES: readonly Case[] = [...controlPlaneCases];

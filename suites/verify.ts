@@ -1,0 +1,79 @@
+// The shared verifier (h2spec style): every check names what it looked at and, on failure, reports
+// what the spec expects next to what the target did. Cases stay free of reporting code.
+import { isDeepStrictEqual } from 'node:util';
+import type { ApiResponse } from '../runner/client.js';
+
+export class CaseFailure extends Error {
+  constructor(message: string, readonly expected: string, readonly actual: string) {
+    super(message);
+    this.name = 'CaseFailure';
+  }
+}
+
+export function show(v: unknown): string {
+  if (v === undefined) return 'undefined (absent)';
+  if (typeof v === 'string') return JSON.stringify(v);
+  const s = JSON.stringify(v);
+  return s === undefined ? String(v) : s.length > 500 ? `${s.slice(0, 500)}…` : s;
+}
+
+export function fail(what: string, expected: string, actual: string): never {
+  throw new CaseFailure(what, expected, actual);
+}
+
+export function expectEqual(actual: unknown, expected: unknown, what: string): void {
+  if (!isDeepStrictEqual(actual, expected)) fail(what, show(expected), show(actual));
+}
+
+export function expectTrue(cond: boolean, what: string, expected: string, actual: unknown): void {
+  if (!cond) fail(what, expected, typeof actual === 'string' ? actual : show(actual));
+}
+
+function summarise(res: ApiResponse): string {
+  const body = res.json;
+  if (body && body.kind === 'Status') return `${res.status} Status reason=${show(body.reason)} message=${show(body.message)}`;
+  return `${res.status} ${res.text.length > 300 ? `${res.text.slice(0, 300)}…` : res.text}`;
+}
+
+/** The response code is one of `codes`. */
+export function expectCode(res: ApiResponse, codes: number | readonly number[], what: string): void {
+  const list = typeof codes === 'number' ? [codes] : codes;
+  if (!list.includes(res.status)) fail(what, `HTTP ${list.join(' or ')}`, summarise(res));
+}
+
+/** A successful write or read returned an object of this kind; gives the object back. */
+export function expectObject(res: ApiResponse, codes: readonly number[], kind: string, what: string): any {
+  expectCode(res, codes, what);
+  const o = res.json;
+  if (!o || typeof o !== 'object' || Array.isArray(o)) fail(`${what}: response body is a JSON object`, `a ${kind} object`, summarise(res));
+  expectEqual(o.kind, kind, `${what}: kind of the returned object`);
+  return o;
+}
+
+export interface ExpectedStatus {
+  code: number;
+  reason: string;
+  /** Field errors that must be among details.causes: path and, when given, the cause reason. */
+  causes?: ReadonlyArray<{ field: string; reason?: string }>;
+}
+
+/** An error response whose body is a Status with this code and reason (and causes). Gives the Status back. */
+export function expectStatus(res: ApiResponse, want: ExpectedStatus, what: string): any {
+  const s = res.json;
+  const wantText = `HTTP ${want.code} with a Status body, reason ${want.reason}${want.causes ? `, causes ${want.causes.map((c) => `${c.field}${c.reason ? `(${c.reason})` : ''}`).join(', ')}` : ''}`;
+  if (res.status !== want.code || !s || s.kind !== 'Status') fail(what, wantText, summarise(res));
+  if (s.status !== 'Failure' || s.code !== want.code || s.reason !== want.reason) {
+    fail(`${what}: Status fields`, `status "Failure", code ${want.code}, reason ${show(want.reason)}`, `status ${show(s.status)}, code ${show(s.code)}, reason ${show(s.reason)}`);
+  }
+  for (const c of want.causes ?? []) {
+    const causes: any[] = Array.isArray(s.details?.causes) ? s.details.causes : [];
+    const hit = causes.find((k) => k?.field === c.field && (!c.reason || k?.reason === c.reason));
+    if (!hit) fail(`${what}: details.causes names the bad field`, `a cause with field ${show(c.field)}${c.reason ? ` and reason ${c.reason}` : ''}`, show(causes));
+  }
+  return s;
+}
+
+/** Reads a dotted path (`metadata.name`) from an object. */
+export function at(obj: any, path: string): any {
+  return path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
+}

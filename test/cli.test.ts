@@ -1,0 +1,142 @@
+// The orch-conformance command, run as users run it (the built bin through execa).
+import t from 'tap';
+import { execaNode } from 'execa';
+import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../bin/orch-conformance.js', import.meta.url));
+const cli = (args: string[], opts: Record<string, unknown> = {}) => execaNode(BIN, args, { reject: false, timeout: 120_000, ...opts });
+const tmp = () => mkdtempSync(join(tmpdir(), 'oc-cli-'));
+
+t.test('run without --api: every case passes against the embedded reference, reports written', async (t) => {
+  const dir = tmp();
+  const r = await cli(['run', '--reporter', 'console', '--reporter', `json=${dir}/r.json`, '--reporter', `junit=${dir}/junit.xml`, '--reporter', `html=${dir}/report.html`, '--reporter', `markdown=${dir}/report.md`, '--reporter', `tap=${dir}/r.tap`]);
+  t.equal(r.exitCode, 0, `exit 0\n${r.stdout.slice(-3000)}\n${r.stderr}`);
+  const report = JSON.parse(readFileSync(`${dir}/r.json`, 'utf8'));
+  t.equal(report.tool, 'orch-conformance');
+  t.equal(report.target.embedded, true);
+  t.ok(report.summary.total > 0);
+  t.equal(report.summary.passed, report.summary.total);
+  t.same(report.leaks, []);
+  for (const f of ['junit.xml', 'report.html', 'report.md', 'r.tap']) t.ok(existsSync(`${dir}/${f}`), `${f} written`);
+  t.match(readFileSync(`${dir}/junit.xml`, 'utf8'), /<testsuites[^>]* failures="0"/);
+});
+
+t.test('run --api against a separately started serve gives the same results', async (t) => {
+  const serve = execaNode(BIN, ['serve', '--api-port', '0'], { reject: false });
+  t.teardown(() => { serve.kill('SIGTERM'); });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    serve.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /^api: (http:\/\/\S+)$/m.exec(out);
+      if (m) resolve(m[1]);
+    });
+    serve.on('exit', () => reject(new Error(`serve exited: ${out}`)));
+  });
+  const dir = tmp();
+  const r = await cli(['run', '--api', url, '--reporter', `json=${dir}/r.json`]);
+  t.equal(r.exitCode, 0, r.stderr);
+  const report = JSON.parse(readFileSync(`${dir}/r.json`, 'utf8'));
+  t.equal(report.target.embedded, false);
+  t.equal(report.target.api, url);
+  t.equal(report.summary.passed, report.summary.total);
+  // The run left nothing behind on the server.
+  const list = await (await fetch(`${url}/apis/storage.orch.io/v1/storageclasses`)).json() as any;
+  t.same(list.items.filter((i: any) => i.metadata.labels?.['conformance.orch.io/run']), []);
+  serve.kill('SIGTERM');
+  const ended = await serve;
+  t.equal(ended.exitCode, 0, 'serve shuts down cleanly on SIGTERM');
+});
+
+t.test('a misbehaving target: the case fails, exit 1, and the report shows the exchange', async (t) => {
+  // A target that answers every request with an empty JSON object.
+  const srv = createServer((_q, s) => { s.setHeader('content-type', 'application/json'); s.end('{}'); });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.teardown(() => srv.close());
+  const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+  const dir = tmp();
+  const r = await cli(['run', '--api', url, '--focus', '^api\\.discovery\\.version$', '--reporter', `json=${dir}/r.json`, '--reporter', `html=${dir}/r.html`]);
+  t.equal(r.exitCode, 1);
+  t.match(r.stderr, /1 case\(s\) failed or errored/);
+  const report = JSON.parse(readFileSync(`${dir}/r.json`, 'utf8'));
+  t.equal(report.cases[0].status, 'failed');
+  t.match(report.cases[0].exchanges[0], { method: 'GET', url: `${url}/version`, status: 200, responseBody: '{}' });
+  t.match(readFileSync(`${dir}/r.html`, 'utf8'), /\/version/);
+});
+
+t.test('an unreachable target exits 3 with a message that says what to do', async (t) => {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  const r = await cli(['run', '--api', `http://127.0.0.1:${port}`]);
+  t.equal(r.exitCode, 3);
+  t.match(r.stderr, /cannot reach the target API at http:\/\/127\.0\.0\.1:\d+.*Check --api/);
+});
+
+t.test('bad usage exits 2 with a clear message', async (t) => {
+  for (const [args, msg] of [
+    [['run', '--reporter', 'pdf'], /unknown reporter|pdf/i],
+    [['run', '--focus', '('], /--focus: not a valid regular expression/],
+    [['run', '--gates', 'NoSuchGate=true'], /unknown feature gate "NoSuchGate"/],
+    [['run', '--suite', 'nope'], /unknown suite "nope"/],
+    [['run', '--focus', 'matches-nothing-at-all'], /no case matches/],
+    [['run', '--parallel', '0'], /--parallel/],
+    [['run', '--expect', '/nonexistent/expect.yaml'], /--expect/],
+    [['frobnicate'], /Unknown|command/i],
+  ] as const) {
+    const r = await cli([...args]);
+    t.equal(r.exitCode, 2, `${args.join(' ')} exits 2`);
+    t.match(r.stderr, msg, `${args.join(' ')} says why`);
+  }
+});
+
+t.test('list shows what would run, as text and JSON', async (t) => {
+  const r = await cli(['list', '--json', '--suite', 'storageclass']);
+  t.equal(r.exitCode, 0);
+  const rows = JSON.parse(r.stdout);
+  t.ok(rows.length > 5);
+  for (const row of rows) {
+    t.equal(row.suite, 'storageclass');
+    t.ok(row.requirements.length > 0 && row.spec.doc === '000' && ['read-only', 'namespaced', 'cluster-scoped'].includes(row.impact));
+  }
+  const text = await cli(['list', '--focus', 'reclaim-policy.default']);
+  t.match(text.stdout, /api\.storageclass\.reclaim-policy\.default\n\s+MUST 000 §2\.2\s+cluster-scoped\s+000-2\.2-reclaim-policy-default/);
+});
+
+t.test('report renders a saved run again, with the run\'s exit code', async (t) => {
+  const dir = tmp();
+  const saved = await cli(['run', '--focus', '^api\\.discovery\\.', '--reporter', `json=${dir}/r.json`]);
+  t.equal(saved.exitCode, 0);
+  const r = await cli(['report', `${dir}/r.json`, '--reporter', `junit=${dir}/again.xml`, '--reporter', 'tap']);
+  t.equal(r.exitCode, 0);
+  t.match(r.stdout, /^TAP version 14/m);
+  t.match(readFileSync(`${dir}/again.xml`, 'utf8'), /api\.discovery\.version/);
+  writeFileSync(`${dir}/junk.json`, '{"not": "a report"}');
+  const bad = await cli(['report', `${dir}/junk.json`]);
+  t.equal(bad.exitCode, 2);
+});
+
+t.test('Ctrl-C stops the run, cleans up and exits 130', async (t) => {
+  // A target whose StorageClass reads hang, so the run is still going when the signal comes.
+  const { startReference } = await import('../reference/server.js');
+  const { startBrokenTarget } = await import('./helpers/broken-target.js');
+  const ref = await startReference({ host: '127.0.0.1', port: 0 });
+  t.teardown(() => ref.close());
+  const broken = await startBrokenTarget(ref.url, { request: (r) => (r.method === 'GET' && r.path.includes('/storageclasses/') ? new Promise<void>(() => undefined) : undefined) });
+  t.teardown(() => broken.close());
+  const child = cli(['run', '--api', broken.url, '--suite', 'storageclass', '--parallel', '2']);
+  await new Promise((r) => setTimeout(r, 1500));
+  child.kill('SIGINT');
+  const r = await child;
+  t.equal(r.exitCode, 130, r.stderr);
+  t.match(r.stderr, /interrupted/);
+  const list = await (await fetch(`${ref.url}/apis/storage.orch.io/v1/storageclasses`)).json() as any;
+  t.same(list.items.map((i: any) => i.metadata.name), [], 'what the run created was deleted');
+});
+

@@ -1,0 +1,191 @@
+// The runner: selection, gates, expectations, deadlines, cleanup and the leak check, interrupts.
+import t from 'tap';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCases, exitCodeFor } from '../runner/run.js';
+import { selectCases } from '../runner/select.js';
+import { parseGates, gateMismatch } from '../runner/gates.js';
+import { loadExpectations } from '../runner/expect.js';
+import { UsageError } from '../runner/errors.js';
+import { probeTarget, TargetUnreachableError } from '../runner/target.js';
+import { ALL_CASES } from '../suites/index.js';
+import { defineCase, type Case } from '../suites/case.js';
+import { fail } from '../suites/verify.js';
+import { startReference } from '../reference/server.js';
+import { startBrokenTarget } from './helpers/broken-target.js';
+
+const SC = '/apis/storage.orch.io/v1/storageclasses';
+const base = { suite: 'test', requirements: ['000-2.2-provisioner-required'], spec: { doc: '000', section: '2.2' }, level: 'MUST', impact: 'cluster-scoped', needs: ['api'] } as const;
+
+/** A case that creates a labelled StorageClass and then does `then`. */
+function creating(id: string, then: () => Promise<void> | void = () => undefined): Case {
+  return defineCase({
+    ...base, id, title: id,
+    async run(ctx) {
+      const name = ctx.uniqueName('obj');
+      ctx.track(`${SC}/${name}`);
+      const res = await ctx.api.post(SC, { apiVersion: 'storage.orch.io/v1', kind: 'StorageClass', metadata: { name, labels: { ...ctx.labels } }, provisioner: 'x.orch.io/p' });
+      if (res.status !== 201) fail('create', '201', String(res.status));
+      await then();
+    },
+  });
+}
+
+async function scNames(url: string): Promise<string[]> {
+  const res = await fetch(`${url}${SC}`);
+  return ((await res.json()) as any).items.map((i: any) => i.metadata.name);
+}
+
+t.test('selection by focus, skip, suite and level', async (t) => {
+  const all = selectCases(ALL_CASES, {});
+  t.equal(all.length, ALL_CASES.length);
+  const focus = selectCases(ALL_CASES, { focus: 'reclaim-policy' });
+  t.ok(focus.length >= 2 && focus.every((c) => /reclaim-policy/.test(c.id + c.title + c.requirements.join())));
+  t.ok(selectCases(ALL_CASES, { focus: '000-2.2-provisioner-required' }).some((c) => c.id === 'api.storageclass.provisioner.required'), 'focus matches requirement ids');
+  t.notOk(selectCases(ALL_CASES, { skip: 'storageclass' }).some((c) => c.id.includes('storageclass')));
+  t.ok(selectCases(ALL_CASES, { suites: ['discovery'] }).every((c) => c.suite === 'discovery'));
+  t.ok(selectCases(ALL_CASES, { level: 'SHOULD' }).every((c) => c.level === 'SHOULD'));
+  t.throws(() => selectCases(ALL_CASES, { focus: '(' }), UsageError);
+  t.throws(() => selectCases(ALL_CASES, { suites: ['nope'] }), UsageError);
+});
+
+t.test('gates: parsing, unknown names and mismatch reasons', async (t) => {
+  t.equal(parseGates('ShardedListAndWatch=true').ShardedListAndWatch, true);
+  t.throws(() => parseGates('Nope=true'), UsageError);
+  t.throws(() => parseGates('ShardedListAndWatch=yes'), UsageError);
+  t.match(gateMismatch({ ShardedListAndWatch: true }, parseGates(undefined)), /ShardedListAndWatch=true/);
+  t.equal(gateMismatch({ ShardedListAndWatch: true }, parseGates('ShardedListAndWatch=true')), undefined);
+});
+
+t.test('expect file: map and list forms, unknown ids refused', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'oc-expect-'));
+  writeFileSync(join(dir, 'map.yaml'), 'api.storageclass.list: "server pages results"\n');
+  writeFileSync(join(dir, 'list.json'), JSON.stringify([{ id: 'api.storageclass.list', reason: 'r' }]));
+  writeFileSync(join(dir, 'bad.yaml'), 'api.no.such.case: r\n');
+  writeFileSync(join(dir, 'noreason.yaml'), 'api.storageclass.list: ""\n');
+  t.equal(loadExpectations(join(dir, 'map.yaml'), ALL_CASES).get('api.storageclass.list'), 'server pages results');
+  t.equal(loadExpectations(join(dir, 'list.json'), ALL_CASES).get('api.storageclass.list'), 'r');
+  t.throws(() => loadExpectations(join(dir, 'bad.yaml'), ALL_CASES), UsageError);
+  t.throws(() => loadExpectations(join(dir, 'noreason.yaml'), ALL_CASES), UsageError);
+  t.throws(() => loadExpectations(join(dir, 'missing.yaml'), ALL_CASES), UsageError);
+});
+
+t.test('results: gate skips, known failures, unexpected passes and exit codes', async (t) => {
+  const ref = await startReference({ host: '127.0.0.1', port: 0 });
+  t.teardown(() => ref.close());
+  const failing = defineCase({ ...base, id: 'x.fails', title: 'fails', async run() { fail('always', 'a', 'b'); } });
+  const passing = defineCase({ ...base, id: 'x.passes', title: 'passes', async run() {} });
+  const gated = defineCase({ ...base, id: 'x.gated', title: 'gated', gates: { ShardedListAndWatch: true }, async run() {} });
+  const crashing = defineCase({ ...base, id: 'x.crashes', title: 'crashes', async run() { throw new TypeError('boom'); } });
+  const report = await runCases({ cases: [failing, passing, gated, crashing], conn: { baseUrl: ref.url }, embedded: false, gates: parseGates(undefined), version: 't' });
+  const by = Object.fromEntries(report.cases.map((c) => [c.id, c]));
+  t.equal(by['x.fails'].status, 'failed');
+  t.equal(by['x.fails'].expected, 'a');
+  t.equal(by['x.fails'].actual, 'b');
+  t.equal(by['x.passes'].status, 'passed');
+  t.equal(by['x.gated'].status, 'skipped');
+  t.match(by['x.gated'].message, /ShardedListAndWatch=true/);
+  t.equal(by['x.crashes'].status, 'errored');
+  t.match(by['x.crashes'].message, /boom/);
+  t.same(report.summary, { total: 4, passed: 1, failed: 1, skipped: 1, errored: 1 });
+  t.equal(exitCodeFor(report), 1);
+
+  const known = await runCases({
+    cases: [failing, passing], conn: { baseUrl: ref.url }, embedded: false, gates: parseGates(undefined), version: 't',
+    expectations: new Map([['x.fails', 'known bug #1']]),
+  });
+  t.same(known.cases[0].knownFailure, { reason: 'known bug #1' });
+  t.equal(exitCodeFor(known), 0, 'a known failure does not fail the run');
+  const surprise = await runCases({
+    cases: [passing], conn: { baseUrl: ref.url }, embedded: false, gates: parseGates(undefined), version: 't',
+    expectations: new Map([['x.passes', 'thought broken']]),
+  });
+  t.equal(surprise.cases[0].unexpectedPass, true);
+  t.equal(exitCodeFor(surprise), 1, 'an unexpected pass fails the run');
+});
+
+t.test('objects created by a run are deleted, pass or fail, and only those', async (t) => {
+  const ref = await startReference({ host: '127.0.0.1', port: 0 });
+  t.teardown(() => ref.close());
+  // Someone else's object, unlabelled, must survive the run.
+  await fetch(`${ref.url}${SC}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'not-ours' }, provisioner: 'x.orch.io/p' }) });
+  const report = await runCases({
+    cases: [creating('x.ok'), creating('x.bad', () => fail('after create', 'x', 'y'))],
+    conn: { baseUrl: ref.url }, embedded: false, gates: parseGates(undefined), version: 't', runId: 'cleanup1',
+  });
+  t.same(report.cases.map((c) => c.status), ['passed', 'failed']);
+  t.same(report.leaks, []);
+  t.same(await scNames(ref.url), ['not-ours']);
+});
+
+t.test('the leak check reports labelled objects the target failed to delete', async (t) => {
+  const ref = await startReference({ host: '127.0.0.1', port: 0 });
+  t.teardown(() => ref.close());
+  // A target that acknowledges deletes without doing them.
+  const broken = await startBrokenTarget(ref.url, { request: (r) => (r.method === 'DELETE' ? { status: 200, headers: {}, body: '{}' } : undefined) });
+  t.teardown(() => broken.close());
+  const report = await runCases({ cases: [creating('x.leaky')], conn: { baseUrl: broken.url }, embedded: false, gates: parseGates(undefined), version: 't', runId: 'leak1' });
+  t.equal(report.leaks.length, 1);
+  t.match(report.leaks[0], /storageclasses\/oc-leak1-/);
+  t.equal(exitCodeFor(report), 1, 'a leak fails the run');
+  const names = await scNames(ref.url);
+  t.ok(names.every((n) => n.startsWith('oc-leak1-')), 'nothing else was touched');
+});
+
+t.test('a hanging target: each case times out, the run finishes and still cleans up', async (t) => {
+  const ref = await startReference({ host: '127.0.0.1', port: 0 });
+  t.teardown(() => ref.close());
+  // Creates go through, then every read hangs forever.
+  const broken = await startBrokenTarget(ref.url, { request: (r) => (r.method === 'GET' && r.path.includes('/storageclasses/') ? new Promise<void>(() => undefined) : undefined) });
+  t.teardown(() => broken.close());
+  const hangs = (id: string) => defineCase({
+    ...base, id, title: id,
+    async run(ctx) {
+      const name = ctx.uniqueName('h');
+      ctx.track(`${SC}/${name}`);
+      await ctx.api.post(SC, { metadata: { name, labels: { ...ctx.labels } }, provisioner: 'x.orch.io/p' });
+      await ctx.api.get(`${SC}/${name}`);
+    },
+  });
+  const started = Date.now();
+  const report = await runCases({ cases: [hangs('x.h1'), hangs('x.h2'), hangs('x.h3')], conn: { baseUrl: broken.url }, embedded: false, gates: parseGates(undefined), version: 't', timeoutMs: 500, parallel: 3, runId: 'hang1' });
+  t.ok(Date.now() - started < 15_000, 'the run finished');
+  t.same(report.cases.map((c) => c.status), ['errored', 'errored', 'errored']);
+  t.match(report.cases[0].message, /timed out after 0.5s/);
+  t.ok(report.cases[0].exchanges.length >= 2, 'the timed-out case keeps its exchanges');
+  t.same(report.leaks, []);
+  t.same(await scNames(ref.url), [], 'cleanup deleted what the cases created');
+});
+
+t.test('an interrupted run skips what has not started and cleans up', async (t) => {
+  const ref = await startReference({ host: '127.0.0.1', port: 0 });
+  t.teardown(() => ref.close());
+  const interrupt = new AbortController();
+  const slow = creating('x.slow', () => new Promise<void>((resolve) => { interrupt.abort(); setTimeout(resolve, 200); }));
+  const later = creating('x.later');
+  const report = await runCases({ cases: [slow, later], conn: { baseUrl: ref.url }, embedded: false, gates: parseGates(undefined), version: 't', interrupt: interrupt.signal, parallel: 1 });
+  t.equal(report.interrupted, true);
+  t.equal(report.cases[0].status, 'errored');
+  t.equal(report.cases[1].status, 'skipped');
+  t.same(await scNames(ref.url), []);
+});
+
+t.test('probe: an unreachable target is a clear error; any HTTP answer is reachable', async (t) => {
+  const dead = createServer();
+  await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
+  const port = (dead.address() as AddressInfo).port;
+  await new Promise<void>((r) => dead.close(() => r()));
+  await t.rejects(probeTarget({ baseUrl: `http://127.0.0.1:${port}` }), TargetUnreachableError);
+  await t.rejects(probeTarget({ baseUrl: `http://127.0.0.1:${port}` }), { message: /cannot reach the target API at http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/ });
+  const teapot = createServer((_q, s) => { s.statusCode = 418; s.end(); });
+  await new Promise<void>((r) => teapot.listen(0, '127.0.0.1', r));
+  t.teardown(() => teapot.close());
+  await probeTarget({ baseUrl: `http://127.0.0.1:${(teapot.address() as AddressInfo).port}` });
+  const silent = createServer(() => undefined);
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  t.teardown(() => { silent.closeAllConnections(); silent.close(); });
+  await t.rejects(probeTarget({ baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` }, 300), { message: /no answer within 0.3s/ });
+});
