@@ -68,7 +68,7 @@ async function cmdRun(argv: any): Promise<number> {
     if (code !== 0) {
       const bad = report.cases.filter((c) => (c.status === 'failed' || c.status === 'errored') && !c.knownFailure).length;
       const surprises = report.cases.filter((c) => c.unexpectedPass).length;
-      const parts = [bad && `${bad} case(s) failed or errored`, surprises && `${surprises} known failure(s) passed (update the --expect file)`, report.leaks.length && `${report.leaks.length} object(s) left behind`].filter(Boolean);
+      const parts = [bad && `${bad} case(s) failed or errored`, surprises && `${surprises} known failure(s) passed (update the --expect file)`, report.leaks.length && `${report.leaks.length} cleanup problem(s): objects left behind or not verifiable`].filter(Boolean);
       process.stderr.write(`orch-conformance: ${parts.join('; ')}. See the report for expected vs actual and the recorded exchanges.\n`);
     }
     return code;

@@ -222,3 +222,23 @@ export function splitCodeSpans(s: string): { code: boolean; text: string }[] {
   if (last < s.length) out.push({ code: false, text: s.slice(last) });
   return out;
 }
+
+/** The plain facts of a run's summary table, shared by the markdown and HTML reports. */
+export function summaryFacts(report: RunReport): [string, string][] {
+  const s = report.summary;
+  const k = knownCounts(report);
+  return [
+    ['Target', targetLabel(report.target)],
+    ['Date', report.startedAt],
+    ['Tool', `${report.tool} ${report.version}`],
+    ['Duration', formatDuration(report.durationMs)],
+    ['Cases', String(s.total)],
+    ['Passed', String(s.passed)],
+    ['Failed', String(s.failed)],
+    ['Errored', String(s.errored)],
+    ['Skipped', String(s.skipped)],
+    ['Known failures (do not fail the run)', String(k.knownFailures)],
+    ['Unexpected passes (fail the run)', String(k.unexpectedPasses)],
+    ['Leaked objects', String(report.leaks.length)],
+  ];
+}

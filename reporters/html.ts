@@ -13,13 +13,13 @@ import {
   escapeText as h,
   formatDuration,
   headerLines,
-  knownCounts,
   outcome,
   splitCodeSpans,
   targetLabel,
   unexpectedPassMessage,
   verdict,
   verdictText,
+  summaryFacts,
 } from './format.js';
 import { groupBySpec, requirementLabel } from './grouping.js';
 
@@ -56,24 +56,11 @@ function prose(s: string): string {
 }
 
 function summary(report: RunReport): string {
-  const s = report.summary;
-  const k = knownCounts(report);
   const v = verdict(report);
   const rows: [string, string][] = [
     ['Verdict', `<span class="badge verdict ${v}">${v}</span> ${h(verdictText(report).replace(/^\w+: /, ''))}`],
-    ['Target', h(targetLabel(report.target))],
     ['Run id', `<code>${h(report.runId)}</code>`],
-    ['Date', h(report.startedAt)],
-    ['Tool', h(`${report.tool} ${report.version}`)],
-    ['Duration', h(formatDuration(report.durationMs))],
-    ['Cases', String(s.total)],
-    ['Passed', String(s.passed)],
-    ['Failed', String(s.failed)],
-    ['Errored', String(s.errored)],
-    ['Skipped', String(s.skipped)],
-    ['Known failures (do not fail the run)', String(k.knownFailures)],
-    ['Unexpected passes (fail the run)', String(k.unexpectedPasses)],
-    ['Leaked objects', String(report.leaks.length)],
+    ...summaryFacts(report).map(([a, b]): [string, string] => [a, h(b)]),
   ];
   const out = ['<table class="summary">', ...rows.map(([a, b]) => `<tr><th>${h(a)}</th><td>${b}</td></tr>`), '</table>'];
   if (report.interrupted) {

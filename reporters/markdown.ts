@@ -10,7 +10,6 @@ import {
   displayBody,
   formatDuration,
   headerLines,
-  knownCounts,
   outcome,
   splitCodeSpans,
   stripInvalidXmlChars,
@@ -18,6 +17,7 @@ import {
   unexpectedPassMessage,
   verdict,
   verdictText,
+  summaryFacts,
 } from './format.js';
 import { groupBySpec, requirementLabel } from './grouping.js';
 
@@ -63,23 +63,10 @@ function quote(s: string): string {
 }
 
 function summary(report: RunReport): string[] {
-  const s = report.summary;
-  const k = knownCounts(report);
   const rows: [string, string][] = [
     ['Verdict', `**${verdict(report)}**: ${md(verdictText(report).replace(/^\w+: /, ''))}`],
-    ['Target', md(targetLabel(report.target))],
     ['Run id', code(report.runId)],
-    ['Date', md(report.startedAt)],
-    ['Tool', md(`${report.tool} ${report.version}`)],
-    ['Duration', formatDuration(report.durationMs)],
-    ['Cases', String(s.total)],
-    ['Passed', String(s.passed)],
-    ['Failed', String(s.failed)],
-    ['Errored', String(s.errored)],
-    ['Skipped', String(s.skipped)],
-    ['Known failures (do not fail the run)', String(k.knownFailures)],
-    ['Unexpected passes (fail the run)', String(k.unexpectedPasses)],
-    ['Leaked objects', String(report.leaks.length)],
+    ...summaryFacts(report).map(([a, b]): [string, string] => [a, md(b)]),
   ];
   const out = ['| | |', '|---|---|', ...rows.map(([a, b]) => `| ${a} | ${b} |`)];
   if (report.interrupted) out.push('', '> **Interrupted:** the run stopped before every case finished; cases that did not run are not listed.');

@@ -29,7 +29,7 @@ import {
   readBody,
   type OutputFormat,
 } from './negotiation.js';
-import { parseBool, parseListQuery } from './options.js';
+import { parseBool, parseListQuery, refuseUnimplemented } from './options.js';
 import type { Registry } from './registry.js';
 import { isPlainObject } from './schema.js';
 import type { DeleteOptions, ResourceStore, WatchEvent } from './store.js';
@@ -148,6 +148,7 @@ export class ApiHandler {
   ): Promise<void> {
     const rr = this.parseResourcePath(group, version, parts);
     if (!rr) throw pathNotFound();
+    refuseUnimplemented(ctx.query);
     const s = rr.store.strategy;
     const method = req.method ?? 'GET';
     const allows = (v: Verb): boolean => s.verbs.includes(v) && SERVED_VERBS.has(v);

@@ -93,3 +93,16 @@ export function parseListQuery(q: URLSearchParams, watchPath: boolean): ListQuer
     timeoutSeconds,
   };
 }
+
+/**
+ * Parameters whose effect this server does not implement yet. Ignoring them would answer another
+ * question than the one asked (an unfiltered list) or act on more than asked (a delete collection
+ * without its selector, a dry run that persists), so they are refused until they are built.
+ */
+const NOT_YET_IMPLEMENTED = ['labelSelector', 'fieldSelector', 'continue', 'dryRun'] as const;
+
+export function refuseUnimplemented(q: URLSearchParams): void {
+  for (const name of NOT_YET_IMPLEMENTED) {
+    if (q.get(name)) throw badRequest(`the ${name} parameter is not supported by this server yet`);
+  }
+}

@@ -1,7 +1,7 @@
 // Spec 000 §4.1 and §4.2: the collection path and the create, read, replace, delete and list
 // operations, on StorageClass.
 import { defineCase, type Case } from '../case.js';
-import { expectCode, expectEqual, expectObject, expectStatus, expectTrue } from '../verify.js';
+import { expectEqual, expectObject, expectStatus, expectTrue } from '../verify.js';
 import { createStorageClass, postStorageClass, storageClass, scItem, SC_PATH } from './fixtures.js';
 
 const common = { suite: 'operations', spec: { doc: '000', section: '4.2' }, level: 'MUST', impact: 'cluster-scoped', needs: ['api'] } as const;

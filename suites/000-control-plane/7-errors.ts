@@ -1,7 +1,7 @@
 // Spec 000 §7: error responses. The spec leaves the body shape to upstream: a Status object with
 // code, reason and details (ground-truth note).
 import { defineCase, type Case } from '../case.js';
-import { expectEqual, expectObject, expectStatus, expectTrue } from '../verify.js';
+import { expectEqual, expectStatus, expectTrue } from '../verify.js';
 import { createStorageClass, postStorageClass, storageClass, scItem, SC_PATH } from './fixtures.js';
 
 const common = { suite: 'errors', spec: { doc: '000', section: '7' }, level: 'SHOULD', impact: 'cluster-scoped', needs: ['api'] } as const;

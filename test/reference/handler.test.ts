@@ -48,6 +48,9 @@ t.test('every error kind is a Status with code, reason and message', async (t) =
     ['Forbidden', () => call(u, 'DELETE', `${NS}/kube-system`), 403, 'Forbidden', 'namespaces "kube-system" is forbidden: this namespace may not be deleted'],
     ['Timeout (future resourceVersion)', () => call(u, 'GET', `${SC}?resourceVersion=100000`), 504, 'Timeout', /^Timeout: Too large resource version: 100000, current: \d+$/],
     ['Invalid ListOptions', () => call(u, 'GET', `${SC}?resourceVersionMatch=Exact`), 422, 'Invalid', 'ListOptions.meta.orch.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
+    // Not built yet: refused rather than ignored, so nothing is deleted or persisted by surprise.
+    ['BadRequest (labelSelector on delete collection)', () => call(u, 'DELETE', `${SC}?labelSelector=app%3Dx`), 400, 'BadRequest', 'the labelSelector parameter is not supported by this server yet'],
+    ['BadRequest (dryRun on delete)', () => call(u, 'DELETE', `${SC}/exists?dryRun=All`), 400, 'BadRequest', 'the dryRun parameter is not supported by this server yet'],
     ['Invalid ListOptions (watch)', () => call(u, 'GET', `${SC}?watch=true&sendInitialEvents=true&resourceVersionMatch=Exact`), 422, 'Invalid', /resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan/],
   ];
   for (const [what, fn, code, reason, message] of cases) {
@@ -58,6 +61,8 @@ t.test('every error kind is a Status with code, reason and message', async (t) =
     else t.match(r.body?.message, message, `${what}: message`);
     t.equal(r.headers.get('content-type'), 'application/json', `${what}: JSON`);
   }
+
+  t.equal((await call(u, 'GET', `${SC}/exists`)).status, 200, 'the refused requests deleted nothing');
 
   // 410 from a list at a compacted revision.
   const rv = (await call(u, 'GET', SC)).body.metadata.resourceVersion;
