@@ -10,11 +10,13 @@ import { selectCases } from '../runner/select.js';
 import { parseGates } from '../runner/gates.js';
 import { loadExpectations } from '../runner/expect.js';
 import { runCases, exitCodeFor, newRunId } from '../runner/run.js';
+import { runEmbedded } from '../runner/embedded.js';
 import { probeTarget, TargetUnreachableError } from '../runner/target.js';
 import { UsageError } from '../runner/errors.js';
 import { createReporter } from '../reporters/index.js';
 import type { RunReport } from '../runner/results.js';
 import { startReference } from '../reference/server.js';
+import { FeatureGates, FeatureGateError } from '../reference/features.js';
 
 const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3, interrupted: 130 } as const;
 
@@ -47,8 +49,6 @@ async function cmdRun(argv: any): Promise<number> {
   if (cases.length === 0) throw new UsageError('no case matches the selection (see `orch-conformance list` with the same options)');
 
   const embedded = argv.api === undefined;
-  const ref = embedded ? await startReference({ host: '127.0.0.1', port: 0 }) : undefined;
-  const conn = { baseUrl: ref?.url ?? argv.api, token: argv.token, caFile: argv.ca, insecureSkipTlsVerify: argv.insecureSkipTlsVerify };
   const interrupt = new AbortController();
   const onSignal = () => {
     if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
@@ -58,11 +58,19 @@ async function cmdRun(argv: any): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    await probeTarget(conn);
-    const report = await runCases({
-      cases, conn, embedded, gates, expectations, reporters, interrupt: interrupt.signal, version: VERSION,
+    const common = {
+      expectations, reporters, interrupt: interrupt.signal, version: VERSION,
       runId: argv.runId ?? newRunId(), parallel: argv.parallel, timeoutMs: argv.timeout * 1000,
-    });
+    };
+    let report;
+    if (embedded) {
+      // Without --gates every case runs: a reference is started per gate set the cases need.
+      report = await runEmbedded(cases, { ...common, gates: argv.gates ? gates : undefined });
+    } else {
+      const conn = { baseUrl: argv.api, token: argv.token, caFile: argv.ca, insecureSkipTlsVerify: argv.insecureSkipTlsVerify };
+      await probeTarget(conn);
+      report = await runCases({ ...common, cases, conn, embedded, gates });
+    }
     if (report.interrupted) return EXIT.interrupted;
     const code = exitCodeFor(report);
     if (code !== 0) {
@@ -75,7 +83,6 @@ async function cmdRun(argv: any): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await ref?.close();
   }
 }
 
@@ -102,9 +109,16 @@ async function cmdServe(argv: any): Promise<number> {
   if (argv.storage !== 'memory') throw new UsageError(`--storage ${argv.storage}: only "memory" is available`);
   const port = Number(argv.apiPort);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--api-port must be a port number (0 picks a free one)');
+  let featureGates;
+  try {
+    featureGates = FeatureGates.parse(argv.featureGates).all();
+  } catch (err) {
+    if (err instanceof FeatureGateError) throw new UsageError(`--feature-gates: ${err.message}`);
+    throw err;
+  }
   let ref;
   try {
-    ref = await startReference({ host: argv.host, port });
+    ref = await startReference({ host: argv.host, port, featureGates });
   } catch (err) {
     throw new UsageError(`cannot start the reference on ${argv.host}:${port}: ${(err as Error).message}`);
   }
@@ -171,7 +185,8 @@ await yargs(hideBin(process.argv))
   .command('serve', 'Start the reference implementation and print its endpoints', (y) => y
     .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
     .option('api-port', { type: 'number', default: 8080, describe: 'Port of the control-plane API (0 picks a free one)' })
-    .option('storage', { type: 'string', default: 'memory', describe: 'Storage backend: memory' }),
+    .option('storage', { type: 'string', default: 'memory', describe: 'Storage backend: memory' })
+    .option('feature-gates', { type: 'string', describe: 'Gates set against their 1.37 defaults: Name=true,Other=false' }),
   (argv) => exitWith(cmdServe(argv)))
   .command('report <results>', 'Render a saved JSON results file again', (y) => y
     .positional('results', { type: 'string', demandOption: true, describe: 'File written by run --reporter json=FILE' })

@@ -1,9 +1,9 @@
 // The reference control-plane API server: the generic apiserver core with the reference's
 // resources on in-memory MVCC storage.
 import { startApiServer } from './apiserver/apiserver.js';
-import { namespaceStrategy } from './resources/namespace.js';
-import { storageClassStrategy } from './resources/storageclass.js';
+import { REFERENCE_RESOURCES } from './resources/index.js';
 import { MemoryStorage } from './storage/memory.js';
+import { FeatureGates } from './features.js';
 
 export interface ReferenceOptions {
   /** Default 127.0.0.1. */
@@ -12,6 +12,8 @@ export interface ReferenceOptions {
   port?: number;
   /** Only 'memory' so far; an etcd backend fits the same Storage interface. */
   storage?: 'memory';
+  /** Gates set against their 1.37 defaults; unknown or locked ones throw FeatureGateError. */
+  featureGates?: Readonly<Record<string, boolean>>;
 }
 
 export interface RunningReference {
@@ -21,14 +23,14 @@ export interface RunningReference {
   close(): Promise<void>;
 }
 
-/** Every resource the reference serves. */
-export const REFERENCE_RESOURCES = [namespaceStrategy, storageClassStrategy];
+export { REFERENCE_RESOURCES };
 
 export async function startReference(opts: ReferenceOptions = {}): Promise<RunningReference> {
   if (opts.storage !== undefined && opts.storage !== 'memory') throw new Error(`unsupported storage: ${String(opts.storage)}`);
+  const featureGates = new FeatureGates(opts.featureGates);
   const storage = new MemoryStorage();
   try {
-    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, host: opts.host, port: opts.port });
+    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, host: opts.host, port: opts.port, featureGates });
     return { url: api.url, close: api.close };
   } catch (err) {
     await storage.close();

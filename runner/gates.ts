@@ -1,50 +1,22 @@
-// Feature gates the spec names, with their release 1.37 defaults. A case may need a gate in a given
-// state; `run --gates` says what the target has where it differs from these defaults.
+// The feature gates a target has, for `run --gates`: release 1.37 defaults (reference/features.ts)
+// overridden by what the user says. A case that needs another gate state is skipped with the reason.
 import { UsageError } from './errors.js';
+import { FeatureGates, FeatureGateError, GATES_1_37 } from '../reference/features.js';
 
-export interface GateInfo {
-  readonly default: boolean;
-  /** Locked gates (GA or deprecated) cannot be set against their default. */
-  readonly locked?: boolean;
-  readonly stage: 'alpha' | 'beta' | 'GA';
-}
-
-export const GATES_1_37: Readonly<Record<string, GateInfo>> = {
-  // spec 000
-  GenericWorkload: { default: false, stage: 'alpha' },
-  CompositePodGroup: { default: false, stage: 'alpha' },
-  PodGroupPreemptionPolicy: { default: false, stage: 'alpha' },
-  DRAWorkloadResourceClaims: { default: true, stage: 'beta' },
-  TopologyAwareWorkloadScheduling: { default: false, stage: 'alpha' },
-  ShardedListAndWatch: { default: false, stage: 'alpha' },
-  // spec 001
-  ContainerCheckpoint: { default: true, stage: 'beta' },
-  InPlacePodVerticalScaling: { default: true, locked: true, stage: 'GA' },
-  NodeDeclaredFeatures: { default: true, locked: true, stage: 'GA' },
-  // spec 002
-  ComponentSLIs: { default: true, locked: true, stage: 'GA' },
-  NativeHistograms: { default: true, stage: 'beta' },
-  ComponentStatusz: { default: true, stage: 'beta' },
-  ComponentFlagz: { default: true, stage: 'beta' },
-  PodAndContainerStatsFromCRI: { default: false, stage: 'beta' },
-  KubeletPSI: { default: true, locked: true, stage: 'GA' },
-};
+export { GATES_1_37 };
 
 export function defaultGates(): Record<string, boolean> {
-  return Object.fromEntries(Object.entries(GATES_1_37).map(([k, v]) => [k, v.default]));
+  return new FeatureGates().all();
 }
 
-/** Parses `Name=true,Other=false` over the defaults; unknown names and bad values are usage errors. */
+/** Parses `Name=true,Other=false` over the defaults; unknown names, bad values and locked gates are usage errors. */
 export function parseGates(spec: string | undefined): Record<string, boolean> {
-  const gates = defaultGates();
-  if (!spec) return gates;
-  for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const m = /^([A-Za-z0-9]+)=(true|false)$/.exec(part);
-    if (!m) throw new UsageError(`--gates: "${part}" is not Name=true or Name=false`);
-    if (!(m[1] in GATES_1_37)) throw new UsageError(`--gates: unknown feature gate "${m[1]}"; known gates: ${Object.keys(GATES_1_37).join(', ')}`);
-    gates[m[1]] = m[2] === 'true';
+  try {
+    return FeatureGates.parse(spec).all();
+  } catch (err) {
+    if (err instanceof FeatureGateError) throw new UsageError(`--gates: ${err.message}`);
+    throw err;
   }
-  return gates;
 }
 
 /** Why a case cannot run with these gates, or undefined when it can. */

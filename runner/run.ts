@@ -46,46 +46,64 @@ class Tracker {
 }
 
 export async function runCases(opts: RunOptions): Promise<RunReport> {
+  return runGroups([{ conn: opts.conn, gates: opts.gates, cases: opts.cases }], opts);
+}
+
+/** Cases that run against one target, which has these feature gates. */
+export interface TargetGroup {
+  conn: TargetConnection;
+  gates: Record<string, boolean>;
+  cases: readonly Case[];
+}
+
+/**
+ * One run over several targets (the embedded reference started once per feature-gate set), with
+ * one run id, one set of reporters and one report, results in the order the groups list the cases.
+ */
+export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOptions, 'conn' | 'gates' | 'cases'>): Promise<RunReport> {
   const runId = opts.runId ?? newRunId();
   const startedAt = new Date();
   const t0 = performance.now();
-  const dispatcher = createDispatcher(opts.conn);
-  const tracker = new Tracker();
   const labels = { [RUN_LABEL]: runId };
   const namespace = `oc-${runId}`;
   const reporters = opts.reporters ?? [];
   const timeoutMs = opts.timeoutMs ?? 30_000;
-  const target = { api: opts.conn.baseUrl, embedded: opts.embedded };
-  for (const r of reporters) r.start?.({ runId, target, total: opts.cases.length });
+  const target = { api: groups[0]?.conn.baseUrl, embedded: opts.embedded };
+  const total = groups.reduce((n, g) => n + g.cases.length, 0);
+  for (const r of reporters) r.start?.({ runId, target, total });
 
-  const results: CaseResult[] = new Array(opts.cases.length);
-  const finish = (i: number, r: CaseResult) => {
-    results[i] = applyExpectation(r, opts.expectations);
-    for (const rep of reporters) rep.caseEnd?.(results[i]);
-  };
-
-  let setupError: string | undefined;
-  if (opts.cases.some((c) => c.impact === 'namespaced')) {
-    setupError = await createRunNamespace(opts.conn, dispatcher, namespace, labels, tracker);
-  }
-
-  let next = 0;
-  const worker = async () => {
-    while (next < opts.cases.length) {
-      const i = next++;
-      const c = opts.cases[i];
-      if (opts.interrupt?.aborted) { finish(i, resultOf(c, 'skipped', 0, 'run interrupted before this case started')); continue; }
-      const gateWhy = gateMismatch(c.gates, opts.gates);
-      if (gateWhy) { finish(i, resultOf(c, 'skipped', 0, gateWhy)); continue; }
-      if (setupError && c.impact === 'namespaced') { finish(i, resultOf(c, 'errored', 0, setupError)); continue; }
-      finish(i, await runOne(c, { conn: opts.conn, dispatcher, runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt }));
+  const results: CaseResult[] = [];
+  const leaks: string[] = [];
+  for (const group of groups) {
+    const offset = results.length;
+    results.length += group.cases.length;
+    const dispatcher = createDispatcher(group.conn);
+    const tracker = new Tracker();
+    const finish = (i: number, r: CaseResult) => {
+      results[offset + i] = applyExpectation(r, opts.expectations);
+      for (const rep of reporters) rep.caseEnd?.(results[offset + i]);
+    };
+    let setupError: string | undefined;
+    if (group.cases.some((c) => c.impact === 'namespaced' && !gateMismatch(c.gates, group.gates))) {
+      setupError = await createRunNamespace(group.conn, dispatcher, namespace, labels, tracker);
     }
-  };
-  const parallel = Math.max(1, Math.min(opts.parallel ?? availableParallelism(), opts.cases.length || 1));
-  await Promise.all(Array.from({ length: parallel }, worker));
-
-  const leaks = await cleanUp(opts.conn, dispatcher, tracker, runId);
-  await dispatcher.close().catch(() => undefined);
+    let next = 0;
+    const worker = async () => {
+      while (next < group.cases.length) {
+        const i = next++;
+        const c = group.cases[i];
+        if (opts.interrupt?.aborted) { finish(i, resultOf(c, 'skipped', 0, 'run interrupted before this case started')); continue; }
+        const gateWhy = gateMismatch(c.gates, group.gates);
+        if (gateWhy) { finish(i, resultOf(c, 'skipped', 0, gateWhy)); continue; }
+        if (setupError && c.impact === 'namespaced') { finish(i, resultOf(c, 'errored', 0, setupError)); continue; }
+        finish(i, await runOne(c, { conn: group.conn, dispatcher, runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt }));
+      }
+    };
+    const parallel = Math.max(1, Math.min(opts.parallel ?? availableParallelism(), group.cases.length || 1));
+    await Promise.all(Array.from({ length: parallel }, worker));
+    leaks.push(...await cleanUp(group.conn, dispatcher, tracker, runId));
+    await dispatcher.close().catch(() => undefined);
+  }
 
   const report: RunReport = {
     tool: TOOL,
@@ -96,7 +114,7 @@ export async function runCases(opts: RunOptions): Promise<RunReport> {
     durationMs: Math.round(performance.now() - t0),
     summary: summarise(results),
     cases: results,
-    leaks,
+    leaks: leaks.sort(),
     interrupted: !!opts.interrupt?.aborted,
   };
   for (const r of reporters) await r.end(report);

@@ -4,16 +4,20 @@ import t from 'tap';
 import { ALL_CASES } from '../suites/index.js';
 import { runCases } from '../runner/run.js';
 import { defaultGates } from '../runner/gates.js';
-import { startReference } from '../reference/server.js';
+import { startReference, type RunningReference } from '../reference/server.js';
+import { groupByGates } from '../runner/embedded.js';
 import { startBrokenTarget } from './helpers/broken-target.js';
-import { controlPlaneBreakages } from './proof/control-plane.js';
+import { BREAKAGES } from './proof/index.js';
 import type { Case } from '../suites/case.js';
 
-const BREAKAGES = { ...controlPlaneBreakages };
+/** The gate overrides a case needs (against 1.37 defaults). */
+function overridesFor(c: Case): Record<string, boolean> {
+  return groupByGates([c])[0]!.overrides;
+}
 
 async function runOne(c: Case, baseUrl: string) {
-  const report = await runCases({ cases: [c], conn: { baseUrl }, embedded: false, gates: defaultGates(), version: 'test', timeoutMs: 20_000 });
-  return report.cases[0];
+  const report = await runCases({ cases: [c], conn: { baseUrl }, embedded: false, gates: { ...defaultGates(), ...overridesFor(c) }, version: 'test', timeoutMs: 20_000 });
+  return report.cases[0]!;
 }
 
 t.test('every case has a breakage, and every breakage a case', async (t) => {
@@ -23,12 +27,20 @@ t.test('every case has a breakage, and every breakage a case', async (t) => {
 });
 
 t.test('each case passes against the reference and fails against its broken target', async (t) => {
-  const ref = await startReference({ host: '127.0.0.1', port: 0 });
-  t.teardown(() => ref.close());
+  // One reference per gate set the cases need, shared by the proofs of that set.
+  const refs = new Map<string, RunningReference>();
+  t.teardown(() => Promise.all([...refs.values()].map((r) => r.close())));
+  const refFor = async (c: Case) => {
+    const key = JSON.stringify(overridesFor(c));
+    if (!refs.has(key)) refs.set(key, await startReference({ host: '127.0.0.1', port: 0, featureGates: overridesFor(c) }));
+    return refs.get(key)!;
+  };
+  for (const c of ALL_CASES) await refFor(c);
   // A few at a time: each proof is independent (own run id, own proxy).
   const queue = [...ALL_CASES];
   const work = async () => {
     for (let c = queue.shift(); c; c = queue.shift()) {
+      const ref = await refFor(c);
       const good = await runOne(c, ref.url);
       t.equal(good.status, 'passed', `${c.id} passes against the reference${good.status !== 'passed' ? `: ${good.message} expected=${good.expected} actual=${good.actual}` : ''}`);
       const broken = await startBrokenTarget(ref.url, BREAKAGES[c.id]);

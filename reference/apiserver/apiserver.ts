@@ -8,6 +8,7 @@ import { Registry } from './registry.js';
 import type { ResourceStrategy } from './strategy.js';
 import { INITIAL_NAMESPACES, NamespaceController, NamespaceLifecycle, namespaceStrategy } from '../resources/namespace.js';
 import type { Storage } from '../storage/types.js';
+import type { FeatureGates } from '../features.js';
 
 export interface ApiServerOptions {
   readonly storage: Storage;
@@ -17,6 +18,8 @@ export interface ApiServerOptions {
   readonly port?: number;
   readonly minWatchTimeoutSeconds?: number;
   readonly log?: (message: string, err?: unknown) => void;
+  /** Default: release 1.37 defaults. */
+  readonly featureGates?: FeatureGates;
 }
 
 export interface RunningApiServer {
@@ -34,7 +37,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     : [namespaceStrategy, ...opts.strategies];
   let registry: Registry | undefined;
   const lifecycle = new NamespaceLifecycle(() => registry?.byGroupResource('', 'namespaces'));
-  registry = new Registry(opts.storage, strategies, lifecycle);
+  registry = new Registry(opts.storage, strategies, lifecycle, opts.featureGates);
 
   const nsStore = registry.byGroupResource('', 'namespaces')!;
   for (const name of INITIAL_NAMESPACES) {

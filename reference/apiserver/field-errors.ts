@@ -346,3 +346,80 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   }
   return true;
 }
+
+// ---- metav1.Condition (upstream k8s.io/apimachinery/pkg/apis/meta/v1/validation) ----
+
+/** A metav1.Condition as JSON. */
+export interface Condition {
+  type?: string;
+  status?: string;
+  observedGeneration?: number;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export const CONDITION_STATUSES = ['False', 'True', 'Unknown'] as const;
+const CONDITION_REASON_FMT = '[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?';
+const CONDITION_REASON_RE = new RegExp(`^${CONDITION_REASON_FMT}$`);
+const CONDITION_REASON_MAX = 1024;
+const CONDITION_MESSAGE_MAX = 32 * 1024;
+const RFC3339_RE = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** ValidateCondition: type is a qualified name, status True/False/Unknown, reason and lastTransitionTime set. */
+export function validateCondition(c: Condition, at: FieldPath): FieldError[] {
+  const errs: FieldError[] = [...validateLabelName(c.type ?? '', at.child('type'))];
+  if (!(CONDITION_STATUSES as readonly string[]).includes(c.status ?? '')) {
+    errs.push(fieldErrors.notSupported(at.child('status'), c.status ?? '', CONDITION_STATUSES));
+  }
+  if (c.observedGeneration !== undefined && c.observedGeneration < 0) {
+    errs.push(fieldErrors.invalid(at.child('observedGeneration'), c.observedGeneration, 'must be greater than or equal to zero'));
+  }
+  if (!c.lastTransitionTime) errs.push(fieldErrors.required(at.child('lastTransitionTime'), 'must be set'));
+  else if (!RFC3339_RE.test(c.lastTransitionTime) || Number.isNaN(Date.parse(c.lastTransitionTime))) {
+    errs.push(fieldErrors.invalid(at.child('lastTransitionTime'), c.lastTransitionTime, 'must be an RFC 3339 time'));
+  }
+  const reason = c.reason ?? '';
+  if (!reason) errs.push(fieldErrors.required(at.child('reason'), 'must be set'));
+  else {
+    if (!CONDITION_REASON_RE.test(reason)) {
+      errs.push(
+        fieldErrors.invalid(
+          at.child('reason'),
+          reason,
+          regexError(
+            "a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'",
+            CONDITION_REASON_FMT,
+            'ResourceReady',
+            'ResourceDoesNotExist',
+          ),
+        ),
+      );
+    }
+    if (reason.length > CONDITION_REASON_MAX) errs.push(fieldErrors.tooLong(at.child('reason'), reason, CONDITION_REASON_MAX));
+  }
+  if ((c.message ?? '').length > CONDITION_MESSAGE_MAX) errs.push(fieldErrors.tooLong(at.child('message'), c.message, CONDITION_MESSAGE_MAX));
+  return errs;
+}
+
+/** ValidateConditions: every condition, and no type twice (Duplicate at `[i].type`). */
+export function validateConditions(conditions: readonly Condition[] | undefined, at: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  (conditions ?? []).forEach((c, i) => {
+    const type = c.type ?? '';
+    if (seen.has(type)) errs.push(fieldErrors.duplicate(at.index(i).child('type'), type));
+    seen.add(type);
+    errs.push(...validateCondition(c, at.index(i)));
+  });
+  return errs;
+}
+
+/** IsDomainPrefixedKey: a label key (qualified name) whose DNS-subdomain prefix is required. */
+export function validateDomainPrefixedKey(key: string, p: P): FieldError[] {
+  if (!key) return [fieldErrors.required(p)];
+  const errs = isQualifiedName(key).map((m) => fieldErrors.invalid(p, key, m));
+  if (errs.length) return errs;
+  if (key.split('/').length !== 2) return [fieldErrors.invalid(p, key, 'must be a domain-prefixed key (such as "acme.io/foo")')];
+  return [];
+}

@@ -13,6 +13,7 @@ import {
 import {
   badRequest,
   internal,
+  invalidOptions,
   isStatusError,
   methodNotAllowed,
   pathNotFound,
@@ -30,14 +31,16 @@ import {
   type OutputFormat,
 } from './negotiation.js';
 import { parseBool, parseListQuery, refuseUnimplemented } from './options.js';
+import { applyPatch, patchType } from './patch.js';
+import { fieldErrors } from './field-errors.js';
 import type { Registry } from './registry.js';
 import { isPlainObject } from './schema.js';
 import type { DeleteOptions, ResourceStore, WatchEvent } from './store.js';
 import type { ApiObject, Verb } from './strategy.js';
 import { isStorageError, type WatchHandle } from '../storage/types.js';
 
-/** Verbs this handler implements; discovery advertises only these. PATCH comes later. */
-export const SERVED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'delete', 'deletecollection']);
+/** Verbs this handler implements; discovery advertises only these. */
+export const SERVED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']);
 
 export interface HandlerOptions {
   readonly registry: Registry;
@@ -187,6 +190,9 @@ export class ApiHandler {
         case 'PUT':
           require('update');
           return this.update(req, res, ctx, rr);
+        case 'PATCH':
+          require('patch');
+          return this.patch(req, res, ctx, rr);
         default:
           throw methodNotAllowed();
       }
@@ -198,6 +204,9 @@ export class ApiHandler {
       case 'PUT':
         require('update');
         return this.update(req, res, ctx, rr);
+      case 'PATCH':
+        require('patch');
+        return this.patch(req, res, ctx, rr);
       case 'DELETE':
         require('delete');
         return this.delete(req, res, ctx, rr);
@@ -263,6 +272,41 @@ export class ApiHandler {
     const body = await this.readObject(req, res, rr.store);
     const result = await rr.store.update(rr.namespace, rr.name!, body, { subresource: rr.subresource });
     this.send(res, ctx, result.created ? 201 : 200, result.object, unknownFieldWarnings(result.unknownFields));
+  }
+
+  /**
+   * PATCH: the patch is applied to the stored object and the result written like a PUT, guarded by
+   * the resourceVersion it was applied to; a concurrent write makes it start over, unless the patch
+   * itself named a resourceVersion (then the conflict is the client's to see).
+   */
+  private async patch(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
+    this.negotiate(req, ctx, false);
+    const type = patchType(req.headers['content-type']);
+    if (ctx.query.get('force')) {
+      throw invalidOptions('PatchOptions', [fieldErrors.forbidden('force', 'may not be specified for non-apply patch')]);
+    }
+    const raw = (await readBody(req, res, this.maxBodyBytes)).toString('utf8');
+    let doc: unknown;
+    try {
+      doc = JSON.parse(raw);
+    } catch (err) {
+      throw badRequest(`error decoding patch: ${(err as Error).message}`);
+    }
+    const s = rr.store.strategy;
+    const pinned = isPlainObject(doc) && isPlainObject(doc['metadata']) && typeof doc['metadata']['resourceVersion'] === 'string';
+    for (let attempt = 1; ; attempt++) {
+      const current = await rr.store.get(rr.namespace, rr.name!);
+      const patched = applyPatch(type, current as unknown as Record<string, unknown>, doc, s.groupKind, rr.name!);
+      checkTypeMeta(patched, s.apiVersion, s.kind);
+      const meta = isPlainObject(patched['metadata']) ? patched['metadata'] : (patched['metadata'] = {});
+      if (!pinned) meta['resourceVersion'] = current.metadata.resourceVersion;
+      try {
+        const result = await rr.store.update(rr.namespace, rr.name!, patched, { subresource: rr.subresource });
+        return this.send(res, ctx, 200, result.object, unknownFieldWarnings(result.unknownFields));
+      } catch (err) {
+        if (pinned || attempt >= 8 || !isStatusError(err) || err.status.reason !== 'Conflict') throw err;
+      }
+    }
   }
 
   private async delete(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
@@ -348,15 +392,7 @@ export class ApiHandler {
   private async readObject(req: IncomingMessage, res: ServerResponse, store: ResourceStore): Promise<Record<string, unknown>> {
     const format = inputFormat(req.headers['content-type']);
     const body = parseObjectBody(await readBody(req, res, this.maxBodyBytes), format);
-    const s = store.strategy;
-    const apiVersion = typeMetaField(body, 'apiVersion');
-    const kind = typeMetaField(body, 'kind');
-    if (apiVersion && apiVersion !== s.apiVersion) {
-      throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${s.apiVersion})`);
-    }
-    if (kind && kind !== s.kind) {
-      throw badRequest(`the kind in the data (${kind}) does not match the expected kind (${s.kind})`);
-    }
+    checkTypeMeta(body, store.strategy.apiVersion, store.strategy.kind);
     return body;
   }
 
@@ -508,4 +544,12 @@ function serverAddress(req: IncomingMessage): string {
   const { localAddress, localPort } = req.socket;
   const host = localAddress && localAddress.includes(':') && !localAddress.startsWith('::ffff:') ? `[${localAddress}]` : (localAddress ?? '').replace(/^::ffff:/, '');
   return `${host}:${localPort}`;
+}
+
+/** apiVersion and kind, when a body names them, must be the endpoint's. */
+function checkTypeMeta(body: Record<string, unknown>, apiVersion: string, kind: string): void {
+  const av = typeMetaField(body, 'apiVersion');
+  const k = typeMetaField(body, 'kind');
+  if (av && av !== apiVersion) throw badRequest(`the API version in the data (${av}) does not match the expected API version (${apiVersion})`);
+  if (k && k !== kind) throw badRequest(`the kind in the data (${k}) does not match the expected kind (${kind})`);
 }

@@ -2,6 +2,7 @@
 import { ResourceStore, type Admission } from './store.js';
 import type { ResourceStrategy } from './strategy.js';
 import type { Storage } from '../storage/types.js';
+import { FeatureGates } from '../features.js';
 
 export interface GroupVersions {
   readonly group: string;
@@ -14,10 +15,12 @@ export class Registry {
   private readonly byPath = new Map<string, ResourceStore>();
   private readonly groupVersions = new Map<string, Set<string>>();
 
-  constructor(storage: Storage, strategies: readonly ResourceStrategy[], admission?: Admission) {
+  constructor(storage: Storage, strategies: readonly ResourceStrategy[], admission?: Admission, readonly gates: FeatureGates = new FeatureGates()) {
     const stores: ResourceStore[] = [];
     for (const strategy of strategies) {
-      const store = new ResourceStore({ storage, strategy, admission });
+      // An API behind a disabled gate is not installed at all: no paths, no discovery entry.
+      if (strategy.gate && !gates.enabled(strategy.gate)) continue;
+      const store = new ResourceStore({ storage, strategy, admission, gates });
       const path = `${strategy.group}/${strategy.version}/${strategy.resource}`;
       if (this.byPath.has(path)) throw new Error(`resource registered twice: ${path}`);
       this.byPath.set(path, store);

@@ -19,6 +19,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { isPlainObject, normalizeObject, objectMetaSchema, type Properties } from './schema.js';
 import { resolveStrategy, type ApiObject, type ResolvedStrategy, type ResourceStrategy } from './strategy.js';
 import { isStorageError, type KeyValue, type Storage, type StorageEvent, type WatchHandle } from '../storage/types.js';
+import { FeatureGates } from '../features.js';
 
 /** Hooks run before a create is validated (upstream mutating admission), e.g. namespace lifecycle. */
 export interface Admission {
@@ -29,6 +30,8 @@ export interface StoreOptions {
   readonly storage: Storage;
   readonly strategy: ResourceStrategy;
   readonly admission?: Admission;
+  /** The server's feature gates; 1.37 defaults when absent. */
+  readonly gates?: FeatureGates;
 }
 
 export interface ListOptions {
@@ -116,9 +119,11 @@ export class ResourceStore {
   private readonly admission: Admission | undefined;
   private readonly prefix: string;
   private readonly properties: Properties;
+  readonly gates: FeatureGates;
 
   constructor(opts: StoreOptions) {
     this.strategy = resolveStrategy(opts.strategy);
+    this.gates = opts.gates ?? new FeatureGates();
     this.storage = opts.storage;
     this.admission = opts.admission;
     const s = this.strategy;
@@ -146,7 +151,8 @@ export class ResourceStore {
       meta.namespace = namespace;
     }
     if (this.admission) await this.admission.admitCreate(this, namespace, obj);
-    s.defaults?.(obj);
+    s.dropDisabledFields?.(obj, undefined, this.gates);
+    s.defaults?.(obj, this.gates);
 
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
@@ -215,7 +221,6 @@ export class ResourceStore {
         fieldErrors.invalid('metadata.resourceVersion', meta.resourceVersion ?? '', 'must be specified for an update'),
       ]);
     }
-    s.defaults?.(obj);
     const key = this.key(namespace, name);
 
     for (let attempt = 1; ; attempt++) {
@@ -227,6 +232,9 @@ export class ResourceStore {
       }
       if (requestedRV !== 0 && requestedRV !== current.modRevision) throw conflict(s.groupResource, name);
       const old = this.decode(current);
+      // Gated fields go before defaulting, and stay when the stored object already uses them.
+      s.dropDisabledFields?.(obj, old, this.gates);
+      s.defaults?.(obj, this.gates);
       const statusOnly = opts.subresource === 'status';
       const next = statusOnly ? this.statusUpdate(obj, old) : obj;
       this.prepareUpdate(next, old, statusOnly);

@@ -4,6 +4,7 @@
 import type { FieldError, NameValidator } from './field-errors.js';
 import type { StatusError } from './errors.js';
 import type { Properties } from './schema.js';
+import type { FeatureGates } from '../features.js';
 
 export interface ObjectMeta {
   name?: string;
@@ -69,9 +70,20 @@ export interface ResourceStrategy {
   readonly allowUnconditionalUpdate?: boolean;
   /** Validates metadata.name (and generateName with prefix=true). Default: DNS-1123 subdomain. */
   readonly validateName?: NameValidator;
+  /**
+   * Feature gate that enables the whole API. While it is off the resource is not served: 404 on
+   * its paths and absent from discovery (upstream: the API group version is not installed).
+   */
+  readonly gate?: string;
 
+  /**
+   * Drops fields whose feature gate is off, as upstream's dropDisabledFields does: on create always,
+   * on update only when the stored object (`old`) does not use the field already. Runs before
+   * defaults and validation.
+   */
+  dropDisabledFields?(obj: ApiObject, old: ApiObject | undefined, gates: FeatureGates): void;
   /** Fills defaults, as upstream does on decode (so before create and update validation). */
-  defaults?(obj: ApiObject): void;
+  defaults?(obj: ApiObject, gates: FeatureGates): void;
   /** Server-owned changes on create, e.g. initial status. Default with status: status dropped. */
   prepareForCreate?(obj: ApiObject): void;
   /** Server-owned changes on update, after the generic ones. */
@@ -107,6 +119,7 @@ export function resolveStrategy(s: ResourceStrategy): ResolvedStrategy {
   return {
     ...s,
     // Keep the methods bound to the original (a spread copies own properties only).
+    dropDisabledFields: s.dropDisabledFields?.bind(s),
     defaults: s.defaults?.bind(s),
     prepareForCreate: s.prepareForCreate?.bind(s),
     prepareForUpdate: s.prepareForUpdate?.bind(s),

@@ -1,15 +1,207 @@
-// Spec 000 §4.1 and §4.2: the collection path and the create, read, replace, delete and list
-// operations, on StorageClass.
+// Spec 000 §4.1 and §4.2: the operations every resource supports, generated for each kind of the
+// KINDS table (kinds.ts): create, read, replace, patch, delete, delete collection, list, watch, and
+// the status subresource where §4.1 lists one. The kind-specific rules live in the kinds' own files.
 import { defineCase, type Case } from '../case.js';
-import { expectEqual, expectObject, expectStatus, expectTrue } from '../verify.js';
-import { createStorageClass, postStorageClass, storageClass, scItem, SC_PATH } from './fixtures.js';
+import type { WatchEvent } from '../../runner/client.js';
+import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail } from '../verify.js';
+import { collectionPath, createObject, itemPath, kindCommon, newObject, postObject, STORAGE_CLASS, type ResourceKind } from './kinds.js';
+import { createStorageClass, scItem, SC_PATH } from './fixtures.js';
 
-const common = { suite: 'operations', spec: { doc: '000', section: '4.2' }, level: 'MUST', impact: 'cluster-scoped', needs: ['api'] } as const;
+const MERGE_PATCH = { 'content-type': 'application/merge-patch+json' };
 
-export const operationCases: Case[] = [
+/** Case header fields for an operation case of kind `k`. */
+function op(k: ResourceKind, id: string, requirement: string, level: 'MUST' | 'SHOULD', title: string) {
+  const section = requirement.split('-')[1]!;
+  return { ...kindCommon(k, 'operations'), spec: { doc: '000' as const, section }, id: `api.${k.kind.toLowerCase()}.${id}`, title: `${k.kind}: ${title}`, requirements: [requirement], level };
+}
+
+/** The object with `k.change` applied, as a client would PUT it. */
+function changed(k: ResourceKind, obj: any): any {
+  const merge = (a: any, b: any): any => {
+    if (b === null || typeof b !== 'object' || Array.isArray(b)) return b;
+    const out = { ...(a && typeof a === 'object' && !Array.isArray(a) ? a : {}) };
+    for (const [key, v] of Object.entries(b)) {
+      if (v === null) delete out[key];
+      else out[key] = merge(out[key], v);
+    }
+    return out;
+  };
+  return merge(obj, k.change.patch);
+}
+
+export function operationCasesFor(k: ResourceKind): Case[] {
+  const cases: Case[] = [
+    defineCase({
+      ...op(k, 'create', '000-4.2-create', 'MUST', 'create returns 200, 201 or 202 with the stored object'),
+      async run(ctx) {
+        const body = newObject(ctx, k);
+        const o = expectObject(await postObject(ctx, k, body), [200, 201, 202], k.kind, `POST ${collectionPath(k, ctx.namespace)}`);
+        expectEqual(o.apiVersion, k.apiVersion, 'apiVersion of the created object');
+        expectEqual(o.metadata?.name, body.metadata.name, 'name of the created object');
+        expectEqual(o.metadata?.labels, body.metadata.labels, 'labels of the created object');
+      },
+    }),
+    defineCase({
+      ...op(k, 'read', '000-4.2-read', 'SHOULD', 'read by name returns the object; a missing name is 404 NotFound'),
+      async run(ctx) {
+        const o = await createObject(ctx, k);
+        const got = expectObject(await ctx.api.get(itemPath(k, ctx.namespace, o.metadata.name)), [200], k.kind, 'GET by name');
+        expectEqual(got.metadata?.uid, o.metadata.uid, 'uid of the object read back');
+        expectStatus(await ctx.api.get(itemPath(k, ctx.namespace, ctx.uniqueName('missing'))), { code: 404, reason: 'NotFound' }, 'GET of a name nobody created');
+      },
+    }),
+    defineCase({
+      ...op(k, 'replace', '000-4.2-replace', 'MUST', 'replace (PUT) returns the updated object and stores it'),
+      async run(ctx) {
+        const o = await createObject(ctx, k);
+        const put = expectObject(await ctx.api.put(itemPath(k, ctx.namespace, o.metadata.name), changed(k, o)), [200, 201], k.kind, 'PUT with a changed field');
+        expectTrue(k.change.changed(put), 'the PUT response shows the change', JSON.stringify(k.change.patch), put);
+        const got = expectObject(await ctx.api.get(itemPath(k, ctx.namespace, o.metadata.name)), [200], k.kind, 'read back');
+        expectTrue(k.change.changed(got), 'the stored object shows the change', JSON.stringify(k.change.patch), got);
+      },
+    }),
+    defineCase({
+      ...op(k, 'patch.merge', '000-4.2-patch', 'MUST', 'a JSON merge patch returns the patched object and stores it'),
+      async run(ctx) {
+        const o = await createObject(ctx, k);
+        const res = await ctx.api.request('PATCH', itemPath(k, ctx.namespace, o.metadata.name), { body: k.change.patch, headers: MERGE_PATCH });
+        const patched = expectObject(res, [200, 201], k.kind, `PATCH (merge) ${JSON.stringify(k.change.patch)}`);
+        expectTrue(k.change.changed(patched), 'the PATCH response shows the change', JSON.stringify(k.change.patch), patched);
+        const got = expectObject(await ctx.api.get(itemPath(k, ctx.namespace, o.metadata.name)), [200], k.kind, 'read back');
+        expectTrue(k.change.changed(got), 'the stored object shows the change', JSON.stringify(k.change.patch), got);
+      },
+    }),
+    deleteCase(k),
+    defineCase({
+      ...op(k, 'list', '000-4.2-list', 'MUST', `list returns a ${k.kind}List holding the objects`),
+      async run(ctx) {
+        const a = await createObject(ctx, k, {}, 'a');
+        const b = await createObject(ctx, k, {}, 'b');
+        const list = expectObject(await ctx.api.get(collectionPath(k, ctx.namespace)), [200], `${k.kind}List`, 'GET the collection');
+        const names = (Array.isArray(list.items) ? list.items : []).map((i: any) => i?.metadata?.name);
+        expectTrue(names.includes(a.metadata.name) && names.includes(b.metadata.name), 'the list holds both objects just created', `${a.metadata.name} and ${b.metadata.name}`, names);
+        expectTrue(typeof list.metadata?.resourceVersion === 'string' && list.metadata.resourceVersion !== '', 'metadata.resourceVersion of the list', 'a non-empty string', list.metadata?.resourceVersion);
+      },
+    }),
+    defineCase({
+      ...op(k, 'watch', '000-4.2-watch', 'MUST', 'a watch streams ADDED, MODIFIED and DELETED for an object, in order'),
+      async run(ctx) {
+        const list = expectObject(await ctx.api.get(collectionPath(k, ctx.namespace)), [200], `${k.kind}List`, 'list before watching');
+        const w = await ctx.api.watch(collectionPath(k, ctx.namespace), { resourceVersion: list.metadata?.resourceVersion });
+        expectEqual(w.status, 200, 'HTTP status of the watch');
+        const o = await createObject(ctx, k);
+        const path = itemPath(k, ctx.namespace, o.metadata.name);
+        expectObject(await ctx.api.put(path, changed(k, o)), [200, 201], k.kind, 'update');
+        expectCode(await ctx.api.delete(path), [200, 202], 'delete');
+        const types = await eventTypesFor(w, o.metadata.name, 3);
+        w.close();
+        expectEqual(types, ['ADDED', 'MODIFIED', 'DELETED'], `watch event types for ${o.metadata.name}`);
+      },
+    }),
+  ];
+  // Deleting a whole collection is only safe where the collection is the run's own namespace.
+  if (k.namespaced) cases.push(deleteCollectionCase(k));
+  if (k.hasStatus) cases.push(...statusCases(k));
+  return cases;
+}
+
+async function eventTypesFor(w: { next(ms: number): Promise<WatchEvent | undefined> }, name: string, count: number): Promise<string[]> {
+  const types: string[] = [];
+  while (types.length < count) {
+    const ev = await w.next(10_000);
+    if (!ev) break;
+    if (ev.object?.metadata?.name === name) types.push(ev.type);
+  }
+  return types;
+}
+
+function deleteCase(k: ResourceKind): Case {
+  const [id, requirement, level, title] =
+    k.deleteResponse === 'object' ? ['delete.returns-object', '000-4.2-delete-returns-resource', 'MUST', `delete returns the ${k.kind}, and it is gone`] as const
+    : k.deleteResponse === 'status' ? ['delete.returns-status', '000-4.2-delete-returns-status', 'MUST', 'delete returns a Success Status, and the object is gone'] as const
+    : ['delete', '000-1-operations-every-resource', 'MUST', 'delete succeeds, and the object is gone'] as const;
+  return defineCase({
+    ...op(k, id, requirement, level, title),
+    async run(ctx) {
+      const o = await createObject(ctx, k);
+      const path = itemPath(k, ctx.namespace, o.metadata.name);
+      const res = await ctx.api.delete(path);
+      if (k.deleteResponse === 'object') {
+        const gone = expectObject(res, [200, 202], k.kind, 'DELETE');
+        expectEqual(gone.metadata?.name, o.metadata.name, 'name of the object in the delete response');
+      } else if (k.deleteResponse === 'status') {
+        expectCode(res, [200, 202], 'DELETE');
+        expectEqual({ kind: res.json?.kind, status: res.json?.status }, { kind: 'Status', status: 'Success' }, 'the delete response is a Success Status');
+      } else {
+        expectCode(res, [200, 202], 'DELETE');
+      }
+      expectStatus(await ctx.api.get(path), { code: 404, reason: 'NotFound' }, 'read after delete');
+    },
+  });
+}
+
+function deleteCollectionCase(k: ResourceKind): Case {
+  return defineCase({
+    ...op(k, 'delete-collection', '000-4.2-delete-collection', 'MUST', 'delete collection (in the run\'s own namespace) returns 200 and removes every object'),
+    async run(ctx) {
+      const a = await createObject(ctx, k, {}, 'a');
+      const b = await createObject(ctx, k, {}, 'b');
+      expectCode(await ctx.api.delete(collectionPath(k, ctx.namespace)), 200, `DELETE ${collectionPath(k, ctx.namespace)}`);
+      for (const o of [a, b]) expectStatus(await ctx.api.get(itemPath(k, ctx.namespace, o.metadata.name)), { code: 404, reason: 'NotFound' }, `read ${o.metadata.name} after delete collection`);
+    },
+  });
+}
+
+function statusCases(k: ResourceKind): Case[] {
+  const status = (ctx: any) => k.status!(ctx);
+  return [
+    defineCase({
+      ...op(k, 'status.read', '000-4.2-read-status', 'MUST', 'GET .../status returns the object'),
+      async run(ctx) {
+        const o = await createObject(ctx, k);
+        const got = expectObject(await ctx.api.get(`${itemPath(k, ctx.namespace, o.metadata.name)}/status`), [200], k.kind, 'GET .../status');
+        expectEqual(got.metadata?.name, o.metadata.name, 'name of the object read through /status');
+      },
+    }),
+    defineCase({
+      ...op(k, 'status.replace', '000-4.2-replace-status', 'MUST', 'PUT .../status changes status and ignores spec changes'),
+      async run(ctx) {
+        const o = await createObject(ctx, k);
+        const want = status(ctx);
+        const body = { ...changed(k, o), status: want };
+        const put = expectObject(await ctx.api.put(`${itemPath(k, ctx.namespace, o.metadata.name)}/status`, body), [200, 201], k.kind, 'PUT .../status with a new status and a spec change');
+        for (const [key, v] of Object.entries(want)) expectEqual(put.status?.[key], v, `status.${key} after PUT .../status`);
+        expectTrue(!k.change.changed(put), 'the spec change sent through /status is ignored', 'the object without the change', put);
+      },
+    }),
+    defineCase({
+      ...op(k, 'status.patch', '000-4.2-patch-status', 'MUST', 'PATCH .../status changes status and ignores spec changes'),
+      async run(ctx) {
+        const o = await createObject(ctx, k);
+        const want = status(ctx);
+        const res = await ctx.api.request('PATCH', `${itemPath(k, ctx.namespace, o.metadata.name)}/status`, { body: { ...k.change.patch, status: want }, headers: MERGE_PATCH });
+        const patched = expectObject(res, [200, 201], k.kind, 'PATCH (merge) .../status');
+        for (const [key, v] of Object.entries(want)) expectEqual(patched.status?.[key], v, `status.${key} after PATCH .../status`);
+        expectTrue(!k.change.changed(patched), 'the spec change sent through /status is ignored', 'the object without the change', patched);
+      },
+    }),
+    defineCase({
+      ...op(k, 'status.ignored-on-main', '000-4.2-replace-status', 'MUST', 'status sent to the main resource is ignored (status is written through /status)'),
+      async run(ctx) {
+        const o = await createObject(ctx, k);
+        const put = expectObject(await ctx.api.put(itemPath(k, ctx.namespace, o.metadata.name), { ...o, status: status(ctx) }), [200, 201], k.kind, 'PUT of the main resource with a new status');
+        expectEqual(put.status ?? {}, o.status ?? {}, 'status after a PUT of the main resource');
+      },
+    }),
+  ];
+}
+
+/** StorageClass served at its §4.1 collection path (the other kinds' paths are exercised by their operation cases). */
+export const collectionPathCases: Case[] = [
   defineCase({
-    ...common,
+    ...kindCommon(STORAGE_CLASS, 'operations'),
     spec: { doc: '000', section: '4.1' },
+    level: 'MUST',
     id: 'api.storageclass.collection-path',
     title: 'StorageClasses are served at /apis/storage.orch.io/v1/storageclasses',
     requirements: ['000-4.1-storageclass-path'],
@@ -17,67 +209,7 @@ export const operationCases: Case[] = [
       const sc = await createStorageClass(ctx);
       expectObject(await ctx.api.get(SC_PATH), [200], 'StorageClassList', `GET ${SC_PATH}`);
       const got = expectObject(await ctx.api.get(scItem(sc.metadata.name)), [200], 'StorageClass', `GET ${SC_PATH}/{name}`);
-      expectEqual(got.metadata.name, sc.metadata.name, 'name of the object read at the item path');
-    },
-  }),
-  defineCase({
-    ...common,
-    id: 'api.storageclass.create',
-    title: 'Create returns 200, 201 or 202 with the stored object',
-    requirements: ['000-4.2-create'],
-    async run(ctx) {
-      const body = storageClass(ctx, { parameters: { a: 'b' } });
-      const sc = expectObject(await postStorageClass(ctx, body), [200, 201, 202], 'StorageClass', 'POST a StorageClass');
-      expectEqual(sc.apiVersion, 'storage.orch.io/v1', 'apiVersion of the created object');
-      expectEqual(sc.metadata.name, body.metadata.name, 'name of the created object');
-      expectEqual(sc.provisioner, body.provisioner, 'provisioner of the created object');
-      expectEqual(sc.metadata.labels, body.metadata.labels, 'labels of the created object');
-      const got = expectObject(await ctx.api.get(scItem(sc.metadata.name)), [200], 'StorageClass', 'read back');
-      expectEqual(got.metadata.uid, sc.metadata.uid, 'uid read back');
-    },
-  }),
-  defineCase({
-    ...common,
-    id: 'api.storageclass.replace',
-    title: 'Replace (PUT) returns the updated object and stores it',
-    requirements: ['000-4.2-replace'],
-    async run(ctx) {
-      const sc = await createStorageClass(ctx, { allowVolumeExpansion: false, mountOptions: ['ro'] });
-      const next = { ...sc, allowVolumeExpansion: true, mountOptions: ['rw', 'noatime'], metadata: { ...sc.metadata, labels: { ...sc.metadata.labels, replaced: 'yes' } } };
-      const put = expectObject(await ctx.api.put(scItem(sc.metadata.name), next), [200, 201], 'StorageClass', 'PUT the StorageClass');
-      expectEqual(put.allowVolumeExpansion, true, 'allowVolumeExpansion in the PUT response');
-      const got = expectObject(await ctx.api.get(scItem(sc.metadata.name)), [200], 'StorageClass', 'read back');
-      expectEqual(got.allowVolumeExpansion, true, 'allowVolumeExpansion read back');
-      expectEqual(got.mountOptions, ['rw', 'noatime'], 'mountOptions read back');
-      expectEqual(got.metadata.labels?.replaced, 'yes', 'label added by the replace');
-    },
-  }),
-  defineCase({
-    ...common,
-    id: 'api.storageclass.delete.returns-object',
-    title: 'Delete of a StorageClass returns the StorageClass, and it is gone',
-    requirements: ['000-4.2-delete-returns-resource'],
-    async run(ctx) {
-      const sc = await createStorageClass(ctx);
-      const gone = expectObject(await ctx.api.delete(scItem(sc.metadata.name)), [200, 202], 'StorageClass', 'DELETE the StorageClass');
-      expectEqual(gone.metadata?.name, sc.metadata.name, 'name of the object in the delete response');
-      expectStatus(await ctx.api.get(scItem(sc.metadata.name)), { code: 404, reason: 'NotFound' }, 'read after delete');
-    },
-  }),
-  defineCase({
-    ...common,
-    id: 'api.storageclass.list',
-    title: 'List returns every StorageClass, with a resourceVersion',
-    requirements: ['000-4.2-list'],
-    async run(ctx) {
-      const a = await createStorageClass(ctx, {}, 'a');
-      const b = await createStorageClass(ctx, {}, 'b');
-      const list = expectObject(await ctx.api.get(SC_PATH), [200], 'StorageClassList', 'GET the collection');
-      const names = (list.items ?? []).map((i: any) => i?.metadata?.name);
-      expectTrue(names.includes(a.metadata.name) && names.includes(b.metadata.name), 'the list holds both StorageClasses just created', `${a.metadata.name} and ${b.metadata.name}`, names);
-      expectTrue(typeof list.metadata?.resourceVersion === 'string' && list.metadata.resourceVersion !== '', 'metadata.resourceVersion of the list', 'a non-empty string', list.metadata?.resourceVersion);
-      const item = list.items.find((i: any) => i?.metadata?.name === a.metadata.name);
-      expectEqual(item.provisioner, a.provisioner, 'provisioner of a listed item');
+      if (got.metadata?.name !== sc.metadata.name) fail('name of the object read at the item path', sc.metadata.name, got.metadata?.name);
     },
   }),
 ];

@@ -3,15 +3,19 @@ import type { Case } from '../case.js';
 import { commonShapeCases } from './2.1-common-shape.js';
 import { storageClassCases } from './2.2-storageclass.js';
 import { discoveryCases } from './4-discovery.js';
-import { operationCases } from './4.2-operations.js';
+import { collectionPathCases, operationCasesFor } from './4.2-operations.js';
+import { KINDS } from './kinds.js';
 import { watchCases } from './6-watch.js';
 import { errorCases } from './7-errors.js';
+// <<imports>>
 
 export const controlPlaneCases: Case[] = [
   ...commonShapeCases,
   ...storageClassCases,
+  // <<cases>>
   ...discoveryCases,
-  ...operationCases,
+  ...collectionPathCases,
+  ...KINDS.flatMap(operationCasesFor),
   ...watchCases,
   ...errorCases,
 ];

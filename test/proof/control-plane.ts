@@ -143,19 +143,6 @@ export const controlPlaneBreakages: Record<string, Breakage> = {
   'api.storageclass.collection-path': {
     request: (r) => r.method === 'GET' && pathOnly(r) === SC ? answer(404, statusBody(404, 'NotFound', 'the server could not find the requested resource')) : undefined,
   },
-  'api.storageclass.create': {
-    response: (r, res) => { if (isCreateSC(r)) editJson(res, (o) => { delete o.metadata?.labels; }); },
-  },
-  'api.storageclass.replace': {
-    // Acknowledges a PUT without storing it.
-    request: (r) => r.method === 'PUT' && isSCItem(r) ? answer(200, r.body) : undefined,
-  },
-  'api.storageclass.delete.returns-object': {
-    response: (r, res) => { if (r.method === 'DELETE' && isSCItem(r) && res.status < 300) res.body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' }); },
-  },
-  'api.storageclass.list': {
-    response: (r, res) => { if (r.method === 'GET' && pathOnly(r) === SC) editJson(res, (o) => { o.items = (o.items ?? []).slice(0, 1); }); },
-  },
 
   // §6 watch
   'api.storageclass.watch.added-modified-deleted': {

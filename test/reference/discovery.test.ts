@@ -14,8 +14,8 @@ t.test('legacy discovery documents', async (t) => {
     apiVersion: 'v1',
     groupVersion: 'v1',
     resources: [
-      { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'update', 'watch'], shortNames: ['ns'] },
-      { name: 'namespaces/status', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['get', 'update'] },
+      { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['ns'] },
+      { name: 'namespaces/status', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['get', 'patch', 'update'] },
     ],
   });
 
@@ -44,7 +44,7 @@ t.test('legacy discovery documents', async (t) => {
     apiVersion: 'v1',
     groupVersion: 'storage.orch.io/v1',
     resources: [
-      { name: 'storageclasses', singularName: 'storageclass', namespaced: false, kind: 'StorageClass', verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'update', 'watch'], shortNames: ['sc'] },
+      { name: 'storageclasses', singularName: 'storageclass', namespaced: false, kind: 'StorageClass', verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['sc'] },
     ],
   });
 

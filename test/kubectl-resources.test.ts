@@ -1,0 +1,38 @@
+// Every resource of spec 000 through the real kubectl: `kubectl api-resources` lists it with its scope
+// and verbs, and `kubectl get` works for it. kubectl must be on PATH (CI installs it).
+import t from 'tap';
+import { execa } from 'execa';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startReference } from '../reference/server.js';
+import { KINDS } from '../suites/000-control-plane/kinds.js';
+
+t.test('kubectl api-resources and get for every resource', async (t) => {
+  // Gated APIs on, so that they are served too.
+  const ref = await startReference({ featureGates: { GenericWorkload: true } });
+  t.teardown(() => ref.close());
+  const dir = mkdtempSync(join(tmpdir(), 'orch-kubectl-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const kubectl = (...args: string[]) =>
+    execa('kubectl', ['--server', ref.url, '--cache-dir', join(dir, 'cache'), '--request-timeout', '20s', ...args], { reject: false, env: { HOME: dir, KUBECONFIG: join(dir, 'none') } });
+
+  const res = await kubectl('api-resources', '-o', 'wide', '--no-headers');
+  t.equal(res.exitCode, 0, res.stderr);
+  const rows = res.stdout.split('\n').map((l) => l.trim().split(/\s+/));
+  for (const k of KINDS) {
+    // Columns: NAME [SHORTNAMES] APIVERSION NAMESPACED KIND VERBS [CATEGORIES]
+    const row = rows.find((r) => r[0] === k.plural && r.includes(k.apiVersion));
+    t.ok(row, `${k.plural} (${k.apiVersion}) is listed`);
+    if (!row) continue;
+    const at = row.indexOf(k.apiVersion);
+    t.equal(row[at + 1], String(k.namespaced), `${k.plural}: NAMESPACED ${k.namespaced}`);
+    t.equal(row[at + 2], k.kind, `${k.plural}: KIND`);
+    const verbs = (row[at + 3] ?? '').replace(/^\[|\]$/g, '').split(',');
+    for (const v of ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']) t.ok(verbs.includes(v), `${k.plural}: verb ${v} listed (${row[at + 3]})`);
+
+    const group = k.apiVersion.includes('/') ? `.${k.apiVersion.split('/')[0]}` : '';
+    const get = await kubectl('get', `${k.plural}${group}`, ...(k.namespaced ? ['--all-namespaces'] : []));
+    t.equal(get.exitCode, 0, `kubectl get ${k.plural}${group}: ${get.stderr}`);
+  }
+});

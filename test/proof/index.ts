@@ -1,0 +1,11 @@
+// Every case's breakage, gathered from one file per area.
+import type { Breakage } from '../helpers/broken-target.js';
+import { controlPlaneBreakages } from './control-plane.js';
+import { operationBreakages } from './operations.js';
+// <<imports>>
+
+export const BREAKAGES: Record<string, Breakage> = {
+  ...controlPlaneBreakages,
+  ...operationBreakages,
+  // <<breakages>>
+};

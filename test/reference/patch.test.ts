@@ -1,0 +1,71 @@
+// PATCH with JSON patch and JSON merge patch, on the main resource and on /status.
+import t from 'tap';
+import { mergePatch } from '../../reference/apiserver/patch.js';
+import { SC, call, sc, startTestServer, widgets } from './helpers.js';
+
+const MERGE = { 'content-type': 'application/merge-patch+json' };
+const JSONP = { 'content-type': 'application/json-patch+json' };
+
+t.test('RFC 7386 merge semantics', async (t) => {
+  t.same(mergePatch({ a: 1, b: { c: 2, d: 3 } }, { b: { c: null, e: 4 }, f: [1] }), { a: 1, b: { d: 3, e: 4 }, f: [1] });
+  t.same(mergePatch({ a: [1, 2] }, { a: [3] }), { a: [3] }, 'lists replace');
+  t.same(mergePatch({ a: 1 }, 'x'), 'x', 'a non-object patch replaces');
+});
+
+t.test('merge patch and JSON patch on a StorageClass', async (t) => {
+  const srv = await startTestServer(t);
+  const u = srv.url;
+  const created = await call(u, 'POST', SC, sc('p1', { mountOptions: ['ro'], metadata: { name: 'p1', labels: { a: 'b' } } }));
+  t.equal(created.status, 201);
+
+  const merged = await call(u, 'PATCH', `${SC}/p1`, { allowVolumeExpansion: true, metadata: { labels: { a: null, c: 'd' } } }, MERGE);
+  t.equal(merged.status, 200);
+  t.equal(merged.body.allowVolumeExpansion, true);
+  t.same(merged.body.metadata.labels, { c: 'd' });
+  t.not(merged.body.metadata.resourceVersion, created.body.metadata.resourceVersion);
+
+  const jp = await call(u, 'PATCH', `${SC}/p1`, [{ op: 'test', path: '/allowVolumeExpansion', value: true }, { op: 'add', path: '/mountOptions/-', value: 'noatime' }], JSONP);
+  t.equal(jp.status, 200);
+  t.same(jp.body.mountOptions, ['ro', 'noatime']);
+
+  const failedTest = await call(u, 'PATCH', `${SC}/p1`, [{ op: 'test', path: '/allowVolumeExpansion', value: false }, { op: 'remove', path: '/mountOptions' }], JSONP);
+  t.equal(failedTest.status, 422);
+  t.equal(failedTest.body.reason, 'Invalid');
+  t.same((await call(u, 'GET', `${SC}/p1`)).body.mountOptions, ['ro', 'noatime'], 'a failed test op changes nothing');
+
+  const immutable = await call(u, 'PATCH', `${SC}/p1`, { provisioner: 'other.orch.io/x' }, MERGE);
+  t.equal(immutable.status, 422, 'update validation applies to patches');
+
+  const stale = await call(u, 'PATCH', `${SC}/p1`, { metadata: { resourceVersion: created.body.metadata.resourceVersion }, mountOptions: [] }, MERGE);
+  t.equal(stale.status, 409, 'a patch that pins an old resourceVersion conflicts');
+
+  for (const [what, body, headers, code] of [
+    ['not JSON', '{', MERGE, 400],
+    ['merge patch that is not an object', '[1]', MERGE, 400],
+    ['JSON patch that is not a list', '{}', JSONP, 400],
+    ['JSON patch with a bad op', '[{"op":"frob","path":"/a"}]', JSONP, 400],
+    ['patch changing kind', '{"kind":"Namespace"}', MERGE, 400],
+  ] as const) {
+    const r = await call(u, 'PATCH', `${SC}/p1`, body, headers);
+    t.equal(r.status, code, `${what}: ${code}`);
+    t.equal(r.body?.kind, 'Status', `${what}: a Status body`);
+  }
+  const force = await call(u, 'PATCH', `${SC}/p1?force=true`, {}, MERGE);
+  t.equal(force.status, 422);
+  t.equal(force.body.message, 'PatchOptions.meta.orch.io "" is invalid: force: Forbidden: may not be specified for non-apply patch');
+  t.equal((await call(u, 'PATCH', `${SC}/missing`, {}, MERGE)).status, 404);
+});
+
+t.test('patch on /status changes only status; on the main resource only the rest', async (t) => {
+  const srv = await startTestServer(t);
+  const u = srv.url;
+  const base = widgets('default');
+  t.equal((await call(u, 'POST', base, { metadata: { name: 'w' }, spec: { size: 1 } })).status, 201);
+  const st = await call(u, 'PATCH', `${base}/w/status`, { spec: { size: 9 }, status: { phase: 'Ready' } }, MERGE);
+  t.equal(st.status, 200);
+  t.same(st.body.status, { phase: 'Ready' });
+  t.equal(st.body.spec.size, 1, 'spec changes through /status are ignored');
+  const main = await call(u, 'PATCH', `${base}/w`, { spec: { size: 2 }, status: { phase: 'Broken' } }, MERGE);
+  t.equal(main.body.spec.size, 2);
+  t.same(main.body.status, { phase: 'Ready' }, 'status changes through the main resource are ignored');
+});
