@@ -29,7 +29,9 @@ export const GATES_1_37: Readonly<Record<string, GateInfo>> = {
   KubeletPSI: { default: true, locked: true, stage: 'GA' },
 };
 
-export class FeatureGateError extends Error {}
+export class FeatureGateError extends Error {
+  override readonly name = 'FeatureGateError';
+}
 
 /** The gates one server runs with: 1.37 defaults overridden by what it was started with. */
 export class FeatureGates {

@@ -96,6 +96,17 @@ t.test('bad usage exits 2 with a clear message', async (t) => {
   }
 });
 
+t.test('serve --feature-gates: unknown and locked gates are refused at start', async (t) => {
+  const unknown = await cli(['serve', '--api-port', '0', '--feature-gates', 'NoSuchGate=true'], { timeout: 20_000 });
+  t.equal(unknown.exitCode, 2);
+  t.match(unknown.stderr, /--feature-gates: unknown feature gate "NoSuchGate"/);
+  const locked = await cli(['serve', '--api-port', '0', '--feature-gates', 'NodeDeclaredFeatures=false'], { timeout: 20_000 });
+  t.equal(locked.exitCode, 2);
+  t.match(locked.stderr, /cannot set feature gate NodeDeclaredFeatures to false, feature is locked to true/);
+  const garbled = await cli(['serve', '--api-port', '0', '--feature-gates', 'GenericWorkload'], { timeout: 20_000 });
+  t.equal(garbled.exitCode, 2);
+});
+
 t.test('list shows what would run, as text and JSON', async (t) => {
   const r = await cli(['list', '--json', '--suite', 'storageclass']);
   t.equal(r.exitCode, 0);
