@@ -1,7 +1,7 @@
 // The reference control-plane API server: the generic apiserver core with the reference's
 // resources on in-memory MVCC storage.
 import { startApiServer } from './apiserver/apiserver.js';
-import { REFERENCE_RESOURCES } from './resources/index.js';
+import { REFERENCE_CONTROLLERS, REFERENCE_RESOURCES } from './resources/index.js';
 import { MemoryStorage } from './storage/memory.js';
 import { FeatureGates } from './features.js';
 
@@ -30,7 +30,7 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Runni
   const featureGates = new FeatureGates(opts.featureGates);
   const storage = new MemoryStorage();
   try {
-    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, host: opts.host, port: opts.port, featureGates });
+    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, controllers: REFERENCE_CONTROLLERS, host: opts.host, port: opts.port, featureGates });
     return { url: api.url, close: api.close };
   } catch (err) {
     await storage.close();

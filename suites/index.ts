@@ -1,5 +1,6 @@
 // The whole conformance suite. Ids are unique: a test checks it.
 import type { Case } from './case.js';
 import { controlPlaneCases } from './000-control-plane/index.js';
+import { nodeAgentCases } from './001-node-agent/index.js';
 
-export const ALL_CASES: readonly Case[] = [...controlPlaneCases];
+export const ALL_CASES: readonly Case[] = [...controlPlaneCases, ...nodeAgentCases];

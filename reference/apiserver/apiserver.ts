@@ -20,7 +20,17 @@ export interface ApiServerOptions {
   readonly log?: (message: string, err?: unknown) => void;
   /** Default: release 1.37 defaults. */
   readonly featureGates?: FeatureGates;
+  /** Controllers of the served resources (beyond the namespace controller), started once serving. */
+  readonly controllers?: readonly ControllerFactory[];
 }
+
+/** An in-process controller: started after the registry exists, stopped on close. */
+export interface Controller {
+  start(): Promise<void>;
+  stop(): void;
+}
+
+export type ControllerFactory = (registry: Registry, storage: Storage, log: (message: string, err?: unknown) => void) => Controller;
 
 export interface RunningApiServer {
   /** http://host:port */
@@ -47,8 +57,11 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
       await nsStore.create('', { metadata: { name } });
     }
   }
-  const controller = new NamespaceController(registry, opts.storage, 200, log);
-  await controller.start();
+  const controllers: Controller[] = [
+    new NamespaceController(registry, opts.storage, 200, log),
+    ...(opts.controllers ?? []).map((make) => make(registry!, opts.storage, log)),
+  ];
+  for (const c of controllers) await c.start();
 
   const handler = new ApiHandler({ registry, minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds, log });
   const server: Server = createServer({ keepAliveTimeout: 5000 }, handler.handle);
@@ -69,7 +82,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     handler,
     close: () =>
       (closing ??= (async () => {
-        controller.stop();
+        for (const c of controllers) c.stop();
         handler.closeWatches();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         // Idle keep-alive sockets would otherwise hold close() for the keep-alive timeout.

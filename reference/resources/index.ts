@@ -1,10 +1,18 @@
 // Every resource the reference serves, in spec order. A new resource is one strategy file and one
 // line here.
 import type { ResourceStrategy } from '../apiserver/strategy.js';
+import type { ControllerFactory } from '../apiserver/apiserver.js';
 import { namespaceStrategy } from './namespace.js';
 import { storageClassStrategy } from './storageclass.js';
 import { evictionRequestStrategy } from './evictionrequest.js';
 import { podGroupStrategy } from './podgroup.js';
+import { ClusterRoleAggregationController, clusterRoleStrategy, clusterRoleBindingStrategy, roleStrategy, roleBindingStrategy } from './rbac.js';
+import { nodeStrategy } from './node.js';
+import { podStrategy } from './pod.js';
+import { leaseStrategy } from './lease.js';
+import { storageVersionMigrationStrategy } from './storageversionmigration.js';
+import { resourceQuotaStrategy } from './resourcequota.js';
+import { eventStrategy } from './event.js';
 // <<imports>>
 
 export const REFERENCE_RESOURCES: readonly ResourceStrategy[] = [
@@ -12,5 +20,20 @@ export const REFERENCE_RESOURCES: readonly ResourceStrategy[] = [
   storageClassStrategy,
   evictionRequestStrategy,
   podGroupStrategy,
+  clusterRoleStrategy,
+  clusterRoleBindingStrategy,
+  roleStrategy,
+  roleBindingStrategy,
+  nodeStrategy,
+  podStrategy,
+  leaseStrategy,
+  storageVersionMigrationStrategy,
+  resourceQuotaStrategy,
+  eventStrategy,
   // <<strategies>>
+];
+
+/** Controllers that act on the served resources (the namespace controller is always there). */
+export const REFERENCE_CONTROLLERS: readonly ControllerFactory[] = [
+  (registry, storage, log) => new ClusterRoleAggregationController(registry, storage, log),
 ];

@@ -11,8 +11,8 @@ import type { Storage, WatchHandle } from '../storage/types.js';
 
 /** The spec finalizer the namespace controller removes once the namespace is empty. */
 export const FINALIZER_KUBERNETES = 'kubernetes';
-/** Namespaces that exist from the start. */
-export const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+/** Namespaces that exist from the start (`node-lease`: spec 001 §2.2, one Lease per node). */
+export const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease', 'node-lease'];
 /** Namespaces upstream's NamespaceLifecycle refuses to delete. */
 const IMMORTAL = new Set(['default', 'kube-system', 'kube-public']);
 const NAMESPACES = { group: '', resource: 'namespaces' };

@@ -2,7 +2,7 @@
 // KINDS table (kinds.ts): create, read, replace, patch, delete, delete collection, list, watch, and
 // the status subresource where §4.1 lists one. The kind-specific rules live in the kinds' own files.
 import { defineCase, type Case } from '../case.js';
-import type { WatchEvent } from '../../runner/client.js';
+import { eventsFor } from '../watch.js';
 import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail } from '../verify.js';
 import { collectionPath, createObject, itemPath, kindCommon, newObject, postObject, STORAGE_CLASS, type ResourceKind } from './kinds.js';
 import { createStorageClass, scItem, SC_PATH } from './fixtures.js';
@@ -93,7 +93,7 @@ export function operationCasesFor(k: ResourceKind): Case[] {
         const path = itemPath(k, ctx.namespace, o.metadata.name);
         expectObject(await ctx.api.put(path, changed(k, o)), [200, 201], k.kind, 'update');
         expectCode(await ctx.api.delete(path), [200, 202], 'delete');
-        const types = await eventTypesFor(w, o.metadata.name, 3);
+        const types = (await eventsFor(w, o.metadata.name, 3)).map((e) => e.type);
         w.close();
         expectEqual(types, ['ADDED', 'MODIFIED', 'DELETED'], `watch event types for ${o.metadata.name}`);
       },
@@ -103,16 +103,6 @@ export function operationCasesFor(k: ResourceKind): Case[] {
   if (k.namespaced) cases.push(deleteCollectionCase(k));
   if (k.hasStatus) cases.push(...statusCases(k));
   return cases;
-}
-
-async function eventTypesFor(w: { next(ms: number): Promise<WatchEvent | undefined> }, name: string, count: number): Promise<string[]> {
-  const types: string[] = [];
-  while (types.length < count) {
-    const ev = await w.next(10_000);
-    if (!ev) break;
-    if (ev.object?.metadata?.name === name) types.push(ev.type);
-  }
-  return types;
 }
 
 function deleteCase(k: ResourceKind): Case {
@@ -142,12 +132,18 @@ function deleteCase(k: ResourceKind): Case {
 
 function deleteCollectionCase(k: ResourceKind): Case {
   return defineCase({
-    ...op(k, 'delete-collection', '000-4.2-delete-collection', 'MUST', 'delete collection (in the run\'s own namespace) returns 200 and removes every object'),
+    ...op(k, 'delete-collection', '000-4.2-delete-collection', 'MUST', 'delete collection (in a namespace of the case\'s own) returns 200 and removes every object'),
+    // It creates a namespace, so that the delete cannot reach anyone else's objects, nor other cases'.
+    impact: 'cluster-scoped',
     async run(ctx) {
-      const a = await createObject(ctx, k, {}, 'a');
-      const b = await createObject(ctx, k, {}, 'b');
-      expectCode(await ctx.api.delete(collectionPath(k, ctx.namespace)), 200, `DELETE ${collectionPath(k, ctx.namespace)}`);
-      for (const o of [a, b]) expectStatus(await ctx.api.get(itemPath(k, ctx.namespace, o.metadata.name)), { code: 404, reason: 'NotFound' }, `read ${o.metadata.name} after delete collection`);
+      const ns = ctx.uniqueName('dc');
+      ctx.track(`/api/v1/namespaces/${ns}`);
+      expectObject(await ctx.api.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { ...ctx.labels } } }), [200, 201, 202], 'Namespace', 'creating a namespace of the case\'s own');
+      const own = { ...ctx, namespace: ns };
+      const a = await createObject(own, k, {}, 'a');
+      const b = await createObject(own, k, {}, 'b');
+      expectCode(await ctx.api.delete(collectionPath(k, ns)), 200, `DELETE ${collectionPath(k, ns)}`);
+      for (const o of [a, b]) expectStatus(await ctx.api.get(itemPath(k, ns, o.metadata.name)), { code: 404, reason: 'NotFound' }, `read ${o.metadata.name} after delete collection`);
     },
   });
 }

@@ -1,7 +1,7 @@
 // Spec 000 §6 (and the watch row of §4.2): a list with watch=true streams add, update and remove
 // notifications, one JSON WatchEvent per line (envelope from the ground-truth note).
 import { defineCase, type Case } from '../case.js';
-import type { WatchEvent } from '../../runner/client.js';
+import { eventsFor } from '../watch.js';
 import { expectCode, expectEqual, expectObject, expectTrue, fail } from '../verify.js';
 import { createStorageClass, scItem, SC_PATH } from './fixtures.js';
 
@@ -25,13 +25,7 @@ export const watchCases: Case[] = [
       expectObject(await ctx.api.put(scItem(name), changed), [200, 201], 'StorageClass', 'update');
       expectCode(await ctx.api.delete(scItem(name)), [200, 202], 'delete');
 
-      // Other runs or cases may write StorageClasses at the same time: only ours count.
-      const ours: WatchEvent[] = [];
-      while (ours.length < 3) {
-        const ev = await w.next(10_000);
-        if (!ev) break;
-        if (ev.object?.metadata?.name === name) ours.push(ev);
-      }
+      const ours = await eventsFor(w, name, 3);
       w.close();
       if (w.badLines.length) fail('every line of the stream is a JSON WatchEvent', '{"type": ..., "object": ...} per line', w.badLines[0]);
       expectEqual(ours.map((e) => e.type), ['ADDED', 'MODIFIED', 'DELETED'], `event types for ${name}`);

@@ -7,11 +7,23 @@ import { collectionPathCases, operationCasesFor } from './4.2-operations.js';
 import { KINDS } from './kinds.js';
 import { watchCases } from './6-watch.js';
 import { errorCases } from './7-errors.js';
+import { evictionRequestCases } from './2.5-evictionrequest.js';
+import { podGroupCases } from './2.6-podgroup.js';
+import { rbacCases } from './2.8-rbac.js';
+import { storageVersionMigrationCases } from './2.3-storageversionmigration.js';
+import { resourceQuotaCases } from './2.4-resourcequota.js';
+import { eventCases } from './2.7-event.js';
 // <<imports>>
 
 export const controlPlaneCases: Case[] = [
   ...commonShapeCases,
   ...storageClassCases,
+  ...evictionRequestCases,
+  ...podGroupCases,
+  ...rbacCases,
+  ...storageVersionMigrationCases,
+  ...resourceQuotaCases,
+  ...eventCases,
   // <<cases>>
   ...discoveryCases,
   ...collectionPathCases,

@@ -4,6 +4,9 @@
 import type { CaseContext } from '../case.js';
 import type { ApiResponse } from '../../runner/client.js';
 import { expectObject } from '../verify.js';
+import { EVICTION_REQUEST, POD_GROUP } from './kinds-workloads.js';
+import { CLUSTER_ROLE, CLUSTER_ROLE_BINDING, ROLE, ROLE_BINDING } from './kinds-rbac.js';
+import { EVENT, RESOURCE_QUOTA, STORAGE_VERSION_MIGRATION } from './kinds-quota-events.js';
 
 export interface ResourceKind {
   readonly kind: string;
@@ -96,5 +99,14 @@ export const STORAGE_CLASS: ResourceKind = {
  */
 export const KINDS: ResourceKind[] = [
   STORAGE_CLASS,
+  EVICTION_REQUEST,
+  POD_GROUP,
+  CLUSTER_ROLE,
+  CLUSTER_ROLE_BINDING,
+  ROLE,
+  ROLE_BINDING,
+  STORAGE_VERSION_MIGRATION,
+  RESOURCE_QUOTA,
+  EVENT,
   // <<kinds>>
 ];

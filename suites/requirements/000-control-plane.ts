@@ -254,12 +254,47 @@ export const CONTROL_PLANE: readonly Requirement[] = [
   {
     id: '000-2.3-resource-fields',
     doc: '000', section: '2.3', sectionTitle: 'StorageVersionMigration', level: 'SHOULD', source: 'ground-truth',
-    text: 'StorageVersionMigration `spec.resource` is `{group, resource}`; `resource` is required; a change to spec.resource is rejected with `field is immutable`.',
+    text: 'StorageVersionMigration `spec.resource` is `{group, resource}`.',
+  },
+  {
+    id: '000-2.3-resource-resource-required',
+    doc: '000', section: '2.3', sectionTitle: 'StorageVersionMigration', level: 'SHOULD', source: 'ground-truth',
+    text: 'StorageVersionMigration `spec.resource.resource` is required (group may be empty, for the core group).',
+  },
+  {
+    id: '000-2.3-resource-immutable-message',
+    doc: '000', section: '2.3', sectionTitle: 'StorageVersionMigration', level: 'SHOULD', source: 'ground-truth',
+    text: 'A change to StorageVersionMigration `spec.resource` is rejected with `field is immutable`.',
+  },
+  {
+    id: '000-2.3-status-conditions',
+    doc: '000', section: '2.3', sectionTitle: 'StorageVersionMigration', level: 'MUST', source: 'spec',
+    text: 'StorageVersionMigration `status.conditions` (array of Condition) holds the latest observations of the migration state.',
   },
   {
     id: '000-2.3-status-conditions-merge-type',
     doc: '000', section: '2.3', sectionTitle: 'StorageVersionMigration', level: 'MUST', source: 'spec',
-    text: 'StorageVersionMigration `status.conditions` (array of Condition, latest observations of the migration state) has patch strategy merge on key `type`.',
+    text: 'StorageVersionMigration `status.conditions` has patch strategy merge on key `type`.',
+  },
+  {
+    id: '000-2.3-status-conditions-unique-type',
+    doc: '000', section: '2.3', sectionTitle: 'StorageVersionMigration', level: 'SHOULD', source: 'ground-truth',
+    text: 'StorageVersionMigration `status.conditions` has no duplicate condition types.',
+  },
+  {
+    id: '000-2.3-status-conditions-succeeded-failed-exclusive',
+    doc: '000', section: '2.3', sectionTitle: 'StorageVersionMigration', level: 'SHOULD', source: 'ground-truth',
+    text: 'The StorageVersionMigration conditions `Succeeded` and `Failed` are not both true.',
+  },
+  {
+    id: '000-2.3-status-conditions-running-not-with-terminal',
+    doc: '000', section: '2.3', sectionTitle: 'StorageVersionMigration', level: 'SHOULD', source: 'ground-truth',
+    text: 'The StorageVersionMigration condition `Running` is not true while `Succeeded` or `Failed` is true.',
+  },
+  {
+    id: '000-2.3-status-conditions-terminal-final',
+    doc: '000', section: '2.3', sectionTitle: 'StorageVersionMigration', level: 'SHOULD', source: 'ground-truth',
+    text: 'Once true, the StorageVersionMigration conditions `Succeeded` and `Failed` cannot go back to false.',
   },
   {
     id: '000-2.3-status-resource-version',
@@ -289,6 +324,31 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     text: 'ResourceQuota `spec.hard` is an object (map of resource name to quantity) of desired hard limits per named resource.',
   },
   {
+    id: '000-2.4-spec-hard-quantity-syntax',
+    doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'SHOULD', source: 'ground-truth',
+    text: 'ResourceQuota `spec.hard` values are quantities: `^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$` with a suffix `n`, `u`, `m`, `k`, `M`, `G`, `T`, `P`, `E`, `Ki`, `Mi`, `Gi`, `Ti`, `Pi`, `Ei` or a decimal exponent `e<n>`/`E<n>` (JSON numbers accepted too); anything else is rejected.',
+  },
+  {
+    id: '000-2.4-spec-hard-quantity-canonical',
+    doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'SHOULD', source: 'ground-truth',
+    text: 'ResourceQuota quantities are returned as strings in canonical form (for example `1.5` as `1500m`, `0.5Gi` as `512Mi`, `1000m` as `1`, the JSON number 10 as `"10"`).',
+  },
+  {
+    id: '000-2.4-spec-hard-non-negative',
+    doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'SHOULD', source: 'ground-truth',
+    text: 'ResourceQuota `spec.hard` quantities are not negative (`must be greater than or equal to 0`).',
+  },
+  {
+    id: '000-2.4-spec-hard-resource-names',
+    doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'SHOULD', source: 'ground-truth',
+    text: 'ResourceQuota `spec.hard` resource names are qualified names; a name without `/` must be a standard quota resource (`cpu`, `memory`, `pods`, `requests.storage`, ...), otherwise `must be a standard resource for quota`.',
+  },
+  {
+    id: '000-2.4-spec-hard-integer-resources',
+    doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'SHOULD', source: 'ground-truth',
+    text: 'Object counts (`pods`, `services`, `secrets`, `configmaps`, `persistentvolumeclaims`, ..., `count/<resource>`) and extended resources in `spec.hard` are whole numbers (`must be an integer`).',
+  },
+  {
     id: '000-2.4-spec-scopes-match',
     doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'MUST', source: 'spec',
     text: 'ResourceQuota `spec.scopes` (array of string) are filters that must match each object tracked by the quota.',
@@ -297,6 +357,26 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.4-spec-scopes-unset-matches-all',
     doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'MUST', source: 'spec',
     text: 'If ResourceQuota `spec.scopes` is unset, the quota matches all objects.',
+  },
+  {
+    id: '000-2.4-spec-scopes-values',
+    doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'SHOULD', source: 'ground-truth',
+    text: 'ResourceQuota `spec.scopes` entries are scope names of the ScopedResourceSelectorRequirement `scopeName` list; other values are rejected (`unsupported scope`).',
+  },
+  {
+    id: '000-2.4-spec-scopes-conflicting',
+    doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'SHOULD', source: 'ground-truth',
+    text: 'ResourceQuota scopes `BestEffort` with `NotBestEffort`, and `Terminating` with `NotTerminating`, are rejected together (`conflicting scopes`), in spec.scopes and in spec.scopeSelector.',
+  },
+  {
+    id: '000-2.4-spec-scopes-resources',
+    doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'SHOULD', source: 'ground-truth',
+    text: 'A scope may only limit standard resources it tracks (`BestEffort`: pods; `Terminating`, `NotTerminating`, `NotBestEffort`, `PriorityClass`, `CrossNamespacePodAffinity`: pods and cpu/memory requests and limits; `VolumeAttributesClass`: persistentvolumeclaims and requests.storage); otherwise `unsupported scope applied to resource`.',
+  },
+  {
+    id: '000-2.4-spec-scopes-immutable',
+    doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'SHOULD', source: 'ground-truth',
+    text: 'ResourceQuota `spec.scopes` cannot change after creation (`field is immutable`; order does not matter).',
   },
   {
     id: '000-2.4-spec-scope-selector-and-scopes',
@@ -349,6 +429,16 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     text: 'ScopedResourceSelectorRequirement `values` must be empty for operators `Exists` and `DoesNotExist`.',
   },
   {
+    id: '000-2.4-scope-requirement-exists-only-scopes',
+    doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'SHOULD', source: 'ground-truth',
+    text: 'For scopeName `Terminating`, `NotTerminating`, `BestEffort`, `NotBestEffort` and `CrossNamespacePodAffinity` the operator must be `Exists`.',
+  },
+  {
+    id: '000-2.4-status-quantities',
+    doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'SHOULD', source: 'ground-truth',
+    text: 'ResourceQuota `status.hard` and `status.used` are checked like spec.hard: resource names, quantity syntax, not negative.',
+  },
+  {
     id: '000-2.4-scope-requirement-values-replaced-on-merge',
     doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'MUST', source: 'spec',
     text: 'ScopedResourceSelectorRequirement `values` is replaced (not merged) during a strategic merge patch.',
@@ -376,6 +466,11 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     text: 'EvictionRequest `spec.intent` allowed values: `Eviction` (requester wants the target evicted) or `Withdrawn` (requester no longer wants it).',
   },
   {
+    id: '000-2.5-intent-withdrawable',
+    doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
+    text: 'A requester withdraws its intent by setting EvictionRequest `spec.intent` from `Eviction` to `Withdrawn` (§3.1 trigger), so `spec.intent` may change after creation, unlike `spec.requester` and `spec.target`.',
+  },
+  {
     id: '000-2.5-requester-required',
     doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
     text: 'EvictionRequest `spec.requester` (string, identifies the requesting entity) is required.',
@@ -388,7 +483,7 @@ export const CONTROL_PLANE: readonly Requirement[] = [
   {
     id: '000-2.5-requester-reserved-domains',
     doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
-    text: 'EvictionRequest `spec.requester` may not use the two domain suffixes reserved for the service itself (upstream `k8s.io` and `kubernetes.io`, here `orch.io` and the product domain).',
+    text: 'EvictionRequest `spec.requester` may not use the two domain suffixes reserved for the service itself (upstream `k8s.io` and `kubernetes.io`, here `orch.io` and the product domain). The reference rejects the domains `orch.io`, `kubernetes.io` and `k8s.io` and every subdomain of them (`orch.io` is `k8s.io` as this platform writes it; a server built from upstream keeps refusing the upstream names too).',
   },
   {
     id: '000-2.5-requester-immutable',
@@ -421,6 +516,11 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     text: 'EvictionRequest `spec.target.pod.name` (string, name of the target pod) is required.',
   },
   {
+    id: '000-2.5-target-pod-name-format',
+    doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'SHOULD', source: 'ground-truth',
+    text: 'EvictionRequest `spec.target.pod.name` is a DNS-1123 subdomain, like a pod name (upstream format k8s-long-name).',
+  },
+  {
     id: '000-2.5-target-pod-uid-required',
     doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
     text: 'EvictionRequest `spec.target.pod.uid` (string) is required.',
@@ -434,6 +534,16 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.5-status-conditions-merge-type',
     doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
     text: 'EvictionRequest `status.conditions` (array of Condition) has patch strategy merge on key `type`.',
+  },
+  {
+    id: '000-2.5-status-conditions-unique-type',
+    doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'SHOULD', source: 'ground-truth',
+    text: 'EvictionRequest `status.conditions` is a list keyed by `type` (upstream listType=map): two conditions of the same type are rejected as Invalid (Duplicate).',
+  },
+  {
+    id: '000-2.5-status-condition-shape',
+    doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'SHOULD', source: 'ground-truth',
+    text: 'Each EvictionRequest status condition is a valid metav1.Condition: `type` a qualified name, `status` one of `True`, `False`, `Unknown`, `reason` set (letters, digits, `_`, `,`, `:`; at most 1024 characters), `lastTransitionTime` set, `message` at most 32768 characters.',
   },
   {
     id: '000-2.5-status-conditions-max-100',
@@ -558,6 +668,16 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     text: 'PodGroup `spec.parentCompositePodGroupName` is immutable.',
   },
   {
+    id: '000-2.6-parent-composite-pod-group-name-format',
+    doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'SHOULD', source: 'ground-truth',
+    text: 'PodGroup `spec.parentCompositePodGroupName` is a DNS-1123 subdomain (the name of a CompositePodGroup; upstream format k8s-long-name).',
+  },
+  {
+    id: '000-2.6-parent-composite-requires-workload-ref',
+    doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'SHOULD', source: 'ground-truth',
+    text: 'PodGroup `spec.workloadRef` must be set when `spec.parentCompositePodGroupName` is set (upstream dependentRequired: `spec.workloadRef: Required value: must be set when parentCompositePodGroupName is set`).',
+  },
+  {
     id: '000-2.6-preemption-policy-values',
     doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'MUST', source: 'spec',
     text: 'PodGroup `spec.preemptionPolicy` allowed values: `Never` or `PreemptLowerPriority`.',
@@ -613,6 +733,11 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     text: 'PodGroup `spec.priorityClassName` is immutable.',
   },
   {
+    id: '000-2.6-priority-class-name-format',
+    doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'SHOULD', source: 'ground-truth',
+    text: 'PodGroup `spec.priorityClassName`, when set, is a DNS-1123 subdomain (the name of a PriorityClass).',
+  },
+  {
     id: '000-2.6-resource-claims-merge-name',
     doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'MUST', source: 'spec',
     text: 'PodGroup `spec.resourceClaims` (array of PodGroupResourceClaim) has patch strategy merge, retainKeys, on key `name`.',
@@ -631,6 +756,11 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.6-resource-claims-immutable',
     doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'MUST', source: 'spec',
     text: 'PodGroup `spec.resourceClaims` is immutable.',
+  },
+  {
+    id: '000-2.6-resource-claims-max-4',
+    doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'SHOULD', source: 'ground-truth',
+    text: 'PodGroup `spec.resourceClaims` holds at most 4 entries (upstream maxItems=4; more is Invalid, TooMany).',
   },
   {
     id: '000-2.6-scheduling-constraints-single-topology',
@@ -653,14 +783,34 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     text: 'PodGroup `spec.workloadRef` (WorkloadReference, the template within a Workload object used to create the group) is immutable.',
   },
   {
+    id: '000-2.6-gated-fields-dropped',
+    doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'SHOULD', source: 'ground-truth',
+    text: 'A PodGroup field whose feature gate is off (parentCompositePodGroupName: CompositePodGroup, preemptionPolicy: PodGroupPreemptionPolicy, resourceClaims and status.resourceClaimStatuses: DRAWorkloadResourceClaims, schedulingConstraints: TopologyAwareWorkloadScheduling) is dropped when written, unless the stored object already uses it (upstream dropDisabledPodGroupFields).',
+  },
+  {
     id: '000-2.6-status-conditions-merge-type',
     doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'MUST', source: 'spec',
     text: 'PodGroup `status.conditions` (array of Condition) has patch strategy merge on key `type`; known types and reasons are in section 3.2.',
   },
   {
+    id: '000-2.6-status-conditions-unique-type',
+    doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'SHOULD', source: 'ground-truth',
+    text: 'PodGroup `status.conditions` is a list keyed by `type` (upstream listType=map): two conditions of the same type are rejected as Invalid (Duplicate).',
+  },
+  {
+    id: '000-2.6-status-condition-shape',
+    doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'SHOULD', source: 'ground-truth',
+    text: 'Each PodGroup status condition is a valid metav1.Condition: `type` a qualified name, `status` one of `True`, `False`, `Unknown`, `reason` set (letters, digits, `_`, `,`, `:`; at most 1024 characters), `lastTransitionTime` set, `message` at most 32768 characters.',
+  },
+  {
     id: '000-2.6-status-resource-claim-statuses-merge-name',
     doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'MUST', source: 'spec',
     text: 'PodGroup `status.resourceClaimStatuses` (array of PodGroupResourceClaimStatus) has patch strategy merge, retainKeys, on key `name`.',
+  },
+  {
+    id: '000-2.6-status-resource-claim-statuses-name',
+    doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'SHOULD', source: 'ground-truth',
+    text: 'Each PodGroup `status.resourceClaimStatuses[].name` must match the name of an entry in `spec.resourceClaims`.',
   },
   {
     id: '000-2.6-resource-claim-name-required',
@@ -683,6 +833,11 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     text: 'PodGroupResourceClaim: exactly one of `resourceClaimName` and `resourceClaimTemplateName` must be set.',
   },
   {
+    id: '000-2.6-resource-claim-reference-names-format',
+    doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'SHOULD', source: 'ground-truth',
+    text: 'PodGroupResourceClaim `resourceClaimName` and `resourceClaimTemplateName` are DNS-1123 subdomains (object names; upstream format k8s-long-name).',
+  },
+  {
     id: '000-2.6-resource-claim-name-reserved',
     doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'MUST', source: 'spec',
     text: 'PodGroupResourceClaim `resourceClaimName` (string) names a claim in the same namespace, reserved for the group.',
@@ -703,6 +858,11 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     text: 'TopologyConstraint `key` (string, node label key of the topology domain) is required.',
   },
   {
+    id: '000-2.6-topology-constraint-key-label-key',
+    doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'MUST', source: 'spec',
+    text: 'TopologyConstraint `key` is a node label key: a qualified name with an optional DNS-subdomain prefix.',
+  },
+  {
     id: '000-2.6-topology-constraint-colocation',
     doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'MUST', source: 'spec',
     text: 'TopologyConstraint: all pods of the group must be colocated in one instance of the topology domain; different groups from the same template may land in different instances.',
@@ -713,9 +873,19 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     text: 'WorkloadReference `templateName` (string, DNS label) is required.',
   },
   {
+    id: '000-2.6-workload-ref-template-name-dns-label',
+    doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'MUST', source: 'spec',
+    text: 'WorkloadReference `templateName` is a DNS label.',
+  },
+  {
     id: '000-2.6-workload-ref-workload-name-required',
     doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'MUST', source: 'spec',
     text: 'WorkloadReference `workloadName` (string, DNS name) is required.',
+  },
+  {
+    id: '000-2.6-workload-ref-workload-name-dns-name',
+    doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'MUST', source: 'spec',
+    text: 'WorkloadReference `workloadName` is a DNS name (DNS-1123 subdomain).',
   },
   {
     id: '000-2.6-generic-workload-gate',
@@ -765,6 +935,11 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     text: 'Event `type` (machine-readable) is `Normal` or `Warning`; new types may be added.',
   },
   {
+    id: '000-2.7-type-other-rejected',
+    doc: '000', section: '2.7', sectionTitle: 'Event', level: 'SHOULD', source: 'ground-truth',
+    text: 'A new Event whose `type` is neither `Normal` nor `Warning` is rejected (`has invalid value`).',
+  },
+  {
     id: '000-2.7-type-non-empty',
     doc: '000', section: '2.7', sectionTitle: 'Event', level: 'MUST', source: 'spec',
     text: 'Event `type` is non-empty for new events.',
@@ -783,6 +958,16 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.7-reporting-controller-non-empty',
     doc: '000', section: '2.7', sectionTitle: 'Event', level: 'MUST', source: 'spec',
     text: 'Event `reportingController` (name of the emitting controller) is non-empty for new events.',
+  },
+  {
+    id: '000-2.7-reporting-controller-qualified-name',
+    doc: '000', section: '2.7', sectionTitle: 'Event', level: 'SHOULD', source: 'ground-truth',
+    text: 'Event `reportingController` is a qualified name (for example `example.com/my-controller`).',
+  },
+  {
+    id: '000-2.7-regarding-namespace',
+    doc: '000', section: '2.7', sectionTitle: 'Event', level: 'SHOULD', source: 'ground-truth',
+    text: 'A new Event outside the `default` and `kube-system` namespaces names the namespace of the object it is about in `regarding.namespace` (`involvedObject.namespace: ... does not match event.namespace`).',
   },
   {
     id: '000-2.7-reporting-instance-non-empty',
@@ -805,6 +990,11 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     text: 'Event `series.count` (integer, occurrences in the series up to the last heartbeat) is required when series is set.',
   },
   {
+    id: '000-2.7-series-count-min-2',
+    doc: '000', section: '2.7', sectionTitle: 'Event', level: 'SHOULD', source: 'ground-truth',
+    text: 'Event `series.count` is at least 2 (`should be at least 2`).',
+  },
+  {
     id: '000-2.7-series-last-observed-time-required',
     doc: '000', section: '2.7', sectionTitle: 'Event', level: 'MUST', source: 'spec',
     text: 'Event `series.lastObservedTime` (MicroTime, last time an event of the series was seen before the last heartbeat) is required when series is set.',
@@ -813,6 +1003,16 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.7-deprecated-fields',
     doc: '000', section: '2.7', sectionTitle: 'Event', level: 'MUST', source: 'spec',
     text: 'Event carries the backward-compatibility fields `deprecatedCount` (integer), `deprecatedFirstTimestamp` and `deprecatedLastTimestamp` (Time) and `deprecatedSource` (EventSource).',
+  },
+  {
+    id: '000-2.7-deprecated-fields-unset-on-create',
+    doc: '000', section: '2.7', sectionTitle: 'Event', level: 'SHOULD', source: 'ground-truth',
+    text: 'Through events.orch.io/v1 a new Event leaves the deprecated fields unset: a set deprecatedCount, deprecatedFirstTimestamp, deprecatedLastTimestamp or deprecatedSource is rejected (`needs to be unset`).',
+  },
+  {
+    id: '000-2.7-immutable-after-create',
+    doc: '000', section: '2.7', sectionTitle: 'Event', level: 'SHOULD', source: 'ground-truth',
+    text: 'After creation only an Event\'s `series` (and metadata) may change; changes to its other fields are rejected (`field is immutable`).',
   },
   {
     id: '000-2.7-limited-retention',
@@ -860,6 +1060,81 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.8-role-list',
     doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'MUST', source: 'spec',
     text: 'Role listing returns a RoleList.',
+  },
+  {
+    id: '000-2.8-rbac-name-path-segment',
+    doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'SHOULD', source: 'ground-truth',
+    text: "RBAC object names are path segment names (upstream ValidateRBACName): any string but `.` and `..` without `/` or `%`, so names such as `system:controller:x` are valid; others get `may not be '..'`, `may not contain '/'`.",
+  },
+  {
+    id: '000-2.8-policy-rule-verbs-required',
+    doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'SHOULD', source: 'ground-truth',
+    text: 'A PolicyRule without verbs is rejected: `rules[i].verbs: Required value: verbs must contain at least one value`.',
+  },
+  {
+    id: '000-2.8-policy-rule-resource-rule',
+    doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'SHOULD', source: 'ground-truth',
+    text: 'A PolicyRule without nonResourceURLs is a resource rule: it needs apiGroups (`resource rules must supply at least one api group`) and resources (`resource rules must supply at least one resource`).',
+  },
+  {
+    id: '000-2.8-policy-rule-non-resource-urls-cluster-only',
+    doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'SHOULD', source: 'ground-truth',
+    text: 'nonResourceURLs may appear only in ClusterRole rules: a Role rule with them gets `rules[i].nonResourceURLs: Invalid value: ...: namespaced rules cannot apply to non-resource URLs`.',
+  },
+  {
+    id: '000-2.8-policy-rule-non-resource-urls-exclusive',
+    doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'SHOULD', source: 'ground-truth',
+    text: 'A rule cannot name both nonResourceURLs and apiGroups, resources or resourceNames: `rules cannot apply to both regular resources and non-resource URLs`.',
+  },
+  {
+    id: '000-2.8-aggregation-rule-selectors-required',
+    doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'SHOULD', source: 'ground-truth',
+    text: 'An aggregationRule needs at least one clusterRoleSelector: `aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil`.',
+  },
+  {
+    id: '000-2.8-aggregation-rule-selectors-valid',
+    doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'SHOULD', source: 'ground-truth',
+    text: 'Each aggregationRule.clusterRoleSelectors entry is a valid LabelSelector (operator In, NotIn, Exists or DoesNotExist; values only for In/NotIn; label keys and values valid).',
+  },
+  {
+    id: '000-2.8-subject-kind',
+    doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'SHOULD', source: 'ground-truth',
+    text: "A binding subject's kind is ServiceAccount, User or Group (`subjects[i].kind: Unsupported value`).",
+  },
+  {
+    id: '000-2.8-subject-name-required',
+    doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'SHOULD', source: 'ground-truth',
+    text: 'A binding subject needs a name (`subjects[i].name: Required value`).',
+  },
+  {
+    id: '000-2.8-subject-api-group',
+    doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'SHOULD', source: 'ground-truth',
+    text: 'User and Group subjects have apiGroup `rbac.authorization.orch.io` (defaulted when empty; another value is Unsupported); ServiceAccount subjects have apiGroup "".',
+  },
+  {
+    id: '000-2.8-subject-service-account-namespace',
+    doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'SHOULD', source: 'ground-truth',
+    text: 'A ServiceAccount subject of a ClusterRoleBinding needs a namespace (`subjects[i].namespace: Required value`).',
+  },
+  {
+    id: '000-2.8-role-ref-required',
+    doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'SHOULD', source: 'ground-truth',
+    text: 'A binding needs roleRef: apiGroup `rbac.authorization.orch.io` (defaulted when empty), kind and name (`roleRef.name: Required value`).',
+  },
+  {
+    id: '000-2.8-role-ref-kind',
+    doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'SHOULD', source: 'ground-truth',
+    text: "A RoleBinding's roleRef.kind is Role or ClusterRole; a ClusterRoleBinding's roleRef.kind is ClusterRole only (`roleRef.kind: Unsupported value`).",
+  },
+  {
+    id: '000-2.8-role-ref-immutable',
+    doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'SHOULD', source: 'ground-truth',
+    text: "A binding's roleRef cannot change: `roleRef: Invalid value: ...: cannot change roleRef`.",
+  },
+  {
+    id: '000-2.8-delete-returns-status',
+    doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'SHOULD', source: 'ground-truth',
+    text: "Deleting a single ClusterRole, ClusterRoleBinding, Role or RoleBinding answers with a Success Status (upstream's RBAC registries do not return the deleted object).",
   },
 
   // ---------------------------------------------------------------- 3.1 EvictionRequest states

@@ -69,6 +69,8 @@ export async function startBrokenTarget(upstream: string, breakage: Breakage): P
           const h = flat(upRes.headers);
           delete h['content-length'];
           outRes.writeHead(upRes.statusCode ?? 502, h);
+          // The client waits for headers before it writes what it wants to see on the watch.
+          outRes.flushHeaders();
           let buf = '';
           upRes.on('data', (c: Buffer) => {
             buf += c.toString('utf8');

@@ -7,7 +7,8 @@ const pathOnly = (r: ProxiedRequest) => r.path.split('?')[0]!;
 
 /** The collection path of `k` with any namespace, as a pattern. */
 function collectionPattern(k: ResourceKind): RegExp {
-  const escaped = collectionPath(k, '\u0000').replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace('\u0000', '[^/]+');
+  // A placeholder that URL encoding leaves alone, swapped for "any namespace" after escaping.
+  const escaped = collectionPath(k, 'NAMESPACE-PLACEHOLDER').replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace('NAMESPACE-PLACEHOLDER', '[^/]+');
   return new RegExp(`^${escaped}`);
 }
 

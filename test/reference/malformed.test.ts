@@ -5,7 +5,8 @@ import t from 'tap';
 import { randomUUID } from 'node:crypto';
 import { startReference } from '../../reference/server.js';
 import { REFERENCE_RESOURCES } from '../../reference/resources/index.js';
-import { KINDS, collectionPath } from '../../suites/000-control-plane/kinds.js';
+import { KINDS, collectionPath, type ResourceKind } from '../../suites/000-control-plane/kinds.js';
+import { AGENT_KINDS } from '../../suites/001-node-agent/kinds.js';
 import type { Schema } from '../../reference/apiserver/schema.js';
 import type { CaseContext } from '../../suites/case.js';
 
@@ -45,6 +46,11 @@ function setPath(obj: any, path: string, value: unknown): void {
   else o[keys.at(-1)!] = value;
 }
 
+const NAMESPACE: ResourceKind = {
+  kind: 'Namespace', apiVersion: 'v1', plural: 'namespaces', namespaced: false, hasStatus: true, deleteResponse: 'object', section: '2.1',
+  valid: () => ({}), change: { patch: {}, changed: () => true },
+};
+
 function fakeContext(namespace: string): CaseContext {
   let n = 0;
   return {
@@ -60,9 +66,12 @@ t.test('malformed bodies per kind: a Status, never a 500', async (t) => {
   const ctx = fakeContext('default');
   const problems: string[] = [];
   let sent = 0;
-  for (const k of KINDS) {
-    const strategy = REFERENCE_RESOURCES.find((s) => s.kind === k.kind && (s.group ? `${s.group}/${s.version}` : s.version) === k.apiVersion);
-    if (!strategy) { problems.push(`${k.kind}: no strategy in REFERENCE_RESOURCES`); continue; }
+  // Every served resource, with a valid sample from the kinds the suites describe.
+  const samples: ResourceKind[] = [...KINDS, ...AGENT_KINDS, NAMESPACE];
+  for (const strategy of REFERENCE_RESOURCES) {
+    const apiVersion = strategy.group ? `${strategy.group}/${strategy.version}` : strategy.version;
+    const k = samples.find((x) => x.kind === strategy.kind && x.apiVersion === apiVersion);
+    if (!k) { problems.push(`${strategy.kind}: no valid sample (add a ResourceKind for it)`); continue; }
     const url = `${ref.url}${collectionPath(k, 'default')}`;
     const post = async (what: string, body: unknown) => {
       sent++;

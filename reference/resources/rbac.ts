@@ -1,0 +1,365 @@
+// Role-based access objects, rbac.authorization.orch.io/v1 (spec 000 §2.8): ClusterRole,
+// ClusterRoleBinding, Role and RoleBinding. The spec names the kinds and ClusterRole's fields; the
+// rest follows upstream pkg/apis/rbac/validation and the v1 defaults (messages byte for byte).
+// Names are path segment names (upstream ValidateRBACName): `system:controller:x` is fine, `a/b` is not.
+import {
+  deepEqual,
+  fieldErrors,
+  isDNS1123Subdomain,
+  isValidLabelValue,
+  path,
+  validateLabelName,
+  validateLabels,
+  type FieldError,
+  type FieldPath,
+  type NameValidator,
+} from '../apiserver/field-errors.js';
+import type { Registry } from '../apiserver/registry.js';
+import { t, type Schema } from '../apiserver/schema.js';
+import { defineStrategy, type ApiObject } from '../apiserver/strategy.js';
+import type { Storage, WatchHandle } from '../storage/types.js';
+
+export const RBAC_GROUP = 'rbac.authorization.orch.io';
+export const SUBJECT_KINDS = ['ServiceAccount', 'User', 'Group'] as const;
+
+// ---- Names (upstream apimachinery/pkg/api/validation/path) ----
+
+const NAME_MAY_NOT_BE = ['.', '..'];
+const NAME_MAY_NOT_CONTAIN = ['/', '%'];
+
+/** Upstream path.ValidatePathSegmentName: any string usable as one URL path segment. */
+export const nameIsPathSegment: NameValidator = (name, prefix) => {
+  if (!prefix) for (const bad of NAME_MAY_NOT_BE) if (name === bad) return [`may not be '${bad}'`];
+  return NAME_MAY_NOT_CONTAIN.filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
+};
+
+// ---- Shapes ----
+
+const labelSelectorSchema: Schema = t.object({
+  matchLabels: t.map(t.string()),
+  matchExpressions: t.array(t.object({ key: t.string(), operator: t.string(), values: t.array(t.string()) })),
+});
+
+const policyRuleSchema: Schema = t.object({
+  verbs: t.array(t.string()),
+  apiGroups: t.array(t.string()),
+  resources: t.array(t.string()),
+  resourceNames: t.array(t.string()),
+  nonResourceURLs: t.array(t.string()),
+});
+
+const subjectSchema: Schema = t.object({ kind: t.string(), apiGroup: t.string(), name: t.string(), namespace: t.string() });
+const roleRefSchema: Schema = t.object({ apiGroup: t.string(), kind: t.string(), name: t.string() });
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: Array<{ key?: string; operator?: string; values?: string[] }>;
+}
+
+export interface PolicyRule {
+  verbs?: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
+interface Subject {
+  kind?: string;
+  apiGroup?: string;
+  name?: string;
+  namespace?: string;
+}
+
+interface RoleRef {
+  apiGroup?: string;
+  kind?: string;
+  name?: string;
+}
+
+export interface ClusterRole extends ApiObject {
+  rules?: PolicyRule[];
+  aggregationRule?: { clusterRoleSelectors?: LabelSelector[] };
+}
+
+interface Binding extends ApiObject {
+  subjects?: Subject[];
+  roleRef?: RoleRef;
+}
+
+// ---- Validation ----
+
+/** Upstream metav1validation.ValidateLabelSelector (label values in selectors must be valid). */
+export function validateLabelSelector(sel: LabelSelector, at: FieldPath): FieldError[] {
+  const errs = validateLabels(sel.matchLabels, at.child('matchLabels'));
+  (sel.matchExpressions ?? []).forEach((req, i) => {
+    const rAt = at.child('matchExpressions').index(i);
+    const values = req.values ?? [];
+    switch (req.operator) {
+      case 'In':
+      case 'NotIn':
+        if (values.length === 0) errs.push(fieldErrors.required(rAt.child('values'), "must be specified when `operator` is 'In' or 'NotIn'"));
+        break;
+      case 'Exists':
+      case 'DoesNotExist':
+        if (values.length > 0) errs.push(fieldErrors.forbidden(rAt.child('values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+        break;
+      default:
+        errs.push(fieldErrors.invalid(rAt.child('operator'), req.operator ?? '', 'not a valid selector operator'));
+    }
+    errs.push(...validateLabelName(req.key ?? '', rAt.child('key')));
+    values.forEach((v, j) => {
+      for (const m of isValidLabelValue(v)) errs.push(fieldErrors.invalid(rAt.child('values').index(j), v, m));
+    });
+  });
+  return errs;
+}
+
+/** Whether a label set matches a (valid) selector: matchLabels and every expression ANDed. */
+export function selectorMatches(sel: LabelSelector, labels: Readonly<Record<string, string>> = {}): boolean {
+  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
+  for (const req of sel.matchExpressions ?? []) {
+    const has = Object.prototype.hasOwnProperty.call(labels, req.key ?? '');
+    const value = labels[req.key ?? ''];
+    const values = req.values ?? [];
+    switch (req.operator) {
+      case 'In':
+        if (!has || !values.includes(value!)) return false;
+        break;
+      case 'NotIn':
+        if (has && values.includes(value!)) return false;
+        break;
+      case 'Exists':
+        if (!has) return false;
+        break;
+      case 'DoesNotExist':
+        if (has) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+/** Upstream ValidatePolicyRule. */
+export function validatePolicyRule(rule: PolicyRule, namespaced: boolean, at: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const len = (xs: unknown[] | undefined): number => xs?.length ?? 0;
+  if (len(rule.verbs) === 0) errs.push(fieldErrors.required(at.child('verbs'), 'verbs must contain at least one value'));
+  if (len(rule.nonResourceURLs) > 0) {
+    if (namespaced) {
+      errs.push(fieldErrors.invalid(at.child('nonResourceURLs'), rule.nonResourceURLs, 'namespaced rules cannot apply to non-resource URLs'));
+    }
+    if (len(rule.apiGroups) > 0 || len(rule.resources) > 0 || len(rule.resourceNames) > 0) {
+      errs.push(
+        fieldErrors.invalid(at.child('nonResourceURLs'), rule.nonResourceURLs, 'rules cannot apply to both regular resources and non-resource URLs'),
+      );
+    }
+    return errs;
+  }
+  if (len(rule.apiGroups) === 0) errs.push(fieldErrors.required(at.child('apiGroups'), 'resource rules must supply at least one api group'));
+  if (len(rule.resources) === 0) errs.push(fieldErrors.required(at.child('resources'), 'resource rules must supply at least one resource'));
+  return errs;
+}
+
+function validateRules(rules: PolicyRule[] | undefined, namespaced: boolean): FieldError[] {
+  const errs: FieldError[] = [];
+  (rules ?? []).forEach((r, i) => errs.push(...validatePolicyRule(r, namespaced, path('rules').index(i))));
+  return errs;
+}
+
+/** Upstream ValidateRoleBindingSubject; `namespaced` is true for RoleBinding subjects. */
+export function validateSubject(s: Subject, namespaced: boolean, at: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const name = s.name ?? '';
+  if (!name) errs.push(fieldErrors.required(at.child('name')));
+  switch (s.kind) {
+    case 'ServiceAccount':
+      if (name) for (const m of isDNS1123Subdomain(name)) errs.push(fieldErrors.invalid(at.child('name'), name, m));
+      if (s.apiGroup) errs.push(fieldErrors.notSupported(at.child('apiGroup'), s.apiGroup, ['']));
+      if (!namespaced && !s.namespace) errs.push(fieldErrors.required(at.child('namespace')));
+      break;
+    case 'User':
+    case 'Group':
+      if (s.apiGroup !== RBAC_GROUP) errs.push(fieldErrors.notSupported(at.child('apiGroup'), s.apiGroup ?? '', [RBAC_GROUP]));
+      break;
+    default:
+      errs.push(fieldErrors.notSupported(at.child('kind'), s.kind ?? '', SUBJECT_KINDS));
+  }
+  return errs;
+}
+
+function validateBinding(b: Binding, namespaced: boolean): FieldError[] {
+  const errs: FieldError[] = [];
+  const ref = b.roleRef ?? {};
+  const refAt = path('roleRef');
+  if (ref.apiGroup !== RBAC_GROUP) errs.push(fieldErrors.notSupported(refAt.child('apiGroup'), ref.apiGroup ?? '', [RBAC_GROUP]));
+  const kinds = namespaced ? ['Role', 'ClusterRole'] : ['ClusterRole'];
+  if (!kinds.includes(ref.kind ?? '')) errs.push(fieldErrors.notSupported(refAt.child('kind'), ref.kind ?? '', kinds));
+  if (!ref.name) errs.push(fieldErrors.required(refAt.child('name')));
+  else for (const m of nameIsPathSegment(ref.name, false)) errs.push(fieldErrors.invalid(refAt.child('name'), ref.name, m));
+  (b.subjects ?? []).forEach((s, i) => errs.push(...validateSubject(s, namespaced, path('subjects').index(i))));
+  return errs;
+}
+
+function validateBindingUpdate(b: Binding, old: Binding): FieldError[] {
+  const ref = (r: RoleRef | undefined) => ({ apiGroup: r?.apiGroup ?? '', kind: r?.kind ?? '', name: r?.name ?? '' });
+  const a = ref(b.roleRef);
+  const o = ref(old.roleRef);
+  if (a.apiGroup === o.apiGroup && a.kind === o.kind && a.name === o.name) return [];
+  return [fieldErrors.invalid('roleRef', a, 'cannot change roleRef')];
+}
+
+/** Upstream v1 SetDefaults_RoleBinding/ClusterRoleBinding and SetDefaults_Subject. */
+function defaultBinding(b: Binding): void {
+  // roleRef is a struct, not a pointer, upstream: an absent one still gets its apiGroup.
+  const ref = (b.roleRef ??= {});
+  if (!ref.apiGroup) ref.apiGroup = RBAC_GROUP;
+  for (const s of b.subjects ?? []) {
+    if (!s.apiGroup && (s.kind === 'User' || s.kind === 'Group')) s.apiGroup = RBAC_GROUP;
+  }
+}
+
+const common = {
+  group: RBAC_GROUP,
+  version: 'v1',
+  hasStatus: false,
+  // Upstream's RBAC registries do not set ReturnDeletedObject: a delete answers with a Status.
+  deleteResponse: 'status',
+  validateName: nameIsPathSegment,
+} as const;
+
+export const clusterRoleStrategy = defineStrategy({
+  ...common,
+  kind: 'ClusterRole',
+  resource: 'clusterroles',
+  singular: 'clusterrole',
+  namespaced: false,
+  schema: {
+    rules: t.array(policyRuleSchema),
+    aggregationRule: t.object({ clusterRoleSelectors: t.array(labelSelectorSchema) }),
+  },
+  validate(o: ApiObject): FieldError[] {
+    const cr = o as ClusterRole;
+    const errs = validateRules(cr.rules, false);
+    if (cr.aggregationRule) {
+      const at = path('aggregationRule').child('clusterRoleSelectors');
+      const sels = cr.aggregationRule.clusterRoleSelectors ?? [];
+      if (sels.length === 0) errs.push(fieldErrors.required(at, 'at least one clusterRoleSelector required if aggregationRule is non-nil'));
+      sels.forEach((s, i) => errs.push(...validateLabelSelector(s, at.index(i))));
+    }
+    return errs;
+  },
+});
+
+export const clusterRoleBindingStrategy = defineStrategy({
+  ...common,
+  kind: 'ClusterRoleBinding',
+  resource: 'clusterrolebindings',
+  singular: 'clusterrolebinding',
+  namespaced: false,
+  // Spec §4.2: deleting the collection of cluster role bindings answers with a Status.
+  deleteCollectionResponse: 'status',
+  schema: { subjects: t.array(subjectSchema), roleRef: roleRefSchema },
+  defaults: (o: ApiObject) => defaultBinding(o as Binding),
+  validate: (o: ApiObject) => validateBinding(o as Binding, false),
+  validateUpdate: (o: ApiObject, old: ApiObject) => validateBindingUpdate(o as Binding, old as Binding),
+});
+
+export const roleStrategy = defineStrategy({
+  ...common,
+  kind: 'Role',
+  resource: 'roles',
+  singular: 'role',
+  namespaced: true,
+  schema: { rules: t.array(policyRuleSchema) },
+  validate: (o: ApiObject) => validateRules((o as ClusterRole).rules, true),
+});
+
+export const roleBindingStrategy = defineStrategy({
+  ...common,
+  kind: 'RoleBinding',
+  resource: 'rolebindings',
+  singular: 'rolebinding',
+  namespaced: true,
+  schema: { subjects: t.array(subjectSchema), roleRef: roleRefSchema },
+  defaults: (o: ApiObject) => defaultBinding(o as Binding),
+  validate: (o: ApiObject) => validateBinding(o as Binding, true),
+  validateUpdate: (o: ApiObject, old: ApiObject) => validateBindingUpdate(o as Binding, old as Binding),
+});
+
+export const RBAC_STRATEGIES = [clusterRoleStrategy, clusterRoleBindingStrategy, roleStrategy, roleBindingStrategy] as const;
+
+/**
+ * The cluster role aggregation controller (spec 000 §2.8, upstream ClusterRoleAggregationController):
+ * a ClusterRole with an aggregationRule gets as rules the union of the rules of every other
+ * ClusterRole that one of its selectors matches (in name order, without repeats); a direct change
+ * to its rules is overwritten. Any ClusterRole change triggers a resync of every aggregated role.
+ * Start it next to the namespace controller: `new ClusterRoleAggregationController(registry, storage).start()`.
+ */
+export class ClusterRoleAggregationController {
+  private handle: WatchHandle | undefined;
+  private pending = false;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly storage: Storage,
+    private readonly log: (msg: string, err?: unknown) => void = () => {},
+  ) {}
+
+  async start(): Promise<void> {
+    const store = this.registry.byGroupResource(RBAC_GROUP, 'clusterroles');
+    if (!store) return;
+    const listed = await this.storage.list(store.keyPrefix());
+    this.handle = await this.storage.watch(store.keyPrefix(), listed.revision, { onEvent: () => this.enqueue(), onClose: () => {} });
+    this.enqueue();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.handle?.stop();
+  }
+
+  /** Resolves once no resync is queued or running (for tests). */
+  async idle(): Promise<void> {
+    while (this.running || this.pending) await (this.running ?? new Promise((r) => setImmediate(r)));
+  }
+
+  private enqueue(): void {
+    if (this.stopped) return;
+    this.pending = true;
+    if (this.running) return;
+    this.running = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(async () => {
+        while (this.pending && !this.stopped) {
+          this.pending = false;
+          await this.sync().catch((err) => { if (!this.stopped) this.log('cluster role aggregation failed', err); });
+        }
+      })
+      .finally(() => { this.running = undefined; });
+  }
+
+  private async sync(): Promise<void> {
+    const store = this.registry.byGroupResource(RBAC_GROUP, 'clusterroles');
+    if (!store) return;
+    const roles = ((await store.list(undefined)).items as ClusterRole[]).sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
+    for (const role of roles) {
+      const selectors = role.aggregationRule?.clusterRoleSelectors;
+      if (!selectors || role.metadata.deletionTimestamp) continue;
+      const rules: PolicyRule[] = [];
+      for (const other of roles) {
+        if (other.metadata.name === role.metadata.name) continue;
+        if (!selectors.some((sel) => selectorMatches(sel, other.metadata.labels))) continue;
+        for (const rule of other.rules ?? []) if (!rules.some((r) => deepEqual(r, rule))) rules.push(rule);
+      }
+      if (deepEqual(role.rules ?? [], rules)) continue;
+      await store.guaranteedUpdate('', role.metadata.name!, (o) => {
+        if (rules.length) (o as ClusterRole).rules = rules;
+        else delete (o as ClusterRole).rules;
+      });
+    }
+  }
+}

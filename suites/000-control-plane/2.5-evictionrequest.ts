@@ -1,0 +1,258 @@
+// Spec 000 §2.5 EvictionRequest (and its §8 limit): field rules of spec and status. The §3.1 state
+// transitions need the eviction-request controller and are not checked here.
+import { randomUUID } from 'node:crypto';
+import { defineCase, type Case } from '../case.js';
+import { expectEqual, expectObject, expectStatus } from '../verify.js';
+import { kindCommon, postObject } from './kinds.js';
+import { EVICTION_REQUEST as ER } from './kinds-workloads.js';
+import { clone, condition, createWith, expectInvalidAt, objectWith, putObject, putStatus } from './workloads-common.js';
+
+const common = { ...kindCommon(ER, 'evictionrequest'), level: 'MUST' } as const;
+const should = { ...common, level: 'SHOULD' } as const;
+
+const post = (ctx: Parameters<Case['run']>[0], edit: (spec: any) => void, hint?: string) => postObject(ctx, ER, objectWith(ctx, ER, edit, hint));
+const create = (ctx: Parameters<Case['run']>[0], what = 'creating a valid EvictionRequest', edit: (spec: any) => void = () => {}, hint?: string) =>
+  createWith(ctx, ER, edit, what, hint);
+
+export const evictionRequestCases: Case[] = [
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.spec.required',
+    title: 'An EvictionRequest without spec is rejected as Invalid',
+    requirements: ['000-2.5-spec-required'],
+    async run(ctx) {
+      const body = objectWith(ctx, ER, () => {});
+      delete body.spec;
+      expectInvalidAt(await postObject(ctx, ER, body), 'spec', 'create without spec');
+    },
+  }),
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.intent.required',
+    title: 'spec.intent is required',
+    requirements: ['000-2.5-intent-required'],
+    async run(ctx) {
+      expectInvalidAt(await post(ctx, (s) => { delete s.intent; }), 'spec.intent', 'create without spec.intent', 'FieldValueRequired');
+    },
+  }),
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.intent.allowed',
+    title: 'spec.intent accepts Eviction and Withdrawn',
+    requirements: ['000-2.5-intent-values'],
+    async run(ctx) {
+      for (const intent of ['Eviction', 'Withdrawn']) {
+        const o = await create(ctx, `creating with intent ${intent}`, (s) => { s.intent = intent; }, intent.toLowerCase());
+        expectEqual(o.spec?.intent, intent, `stored spec.intent ${intent}`);
+      }
+    },
+  }),
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.intent.unsupported',
+    title: 'A spec.intent other than Eviction or Withdrawn is rejected',
+    requirements: ['000-2.5-intent-values'],
+    async run(ctx) {
+      expectInvalidAt(await post(ctx, (s) => { s.intent = 'Evict'; }), 'spec.intent', 'create with intent "Evict"', 'FieldValueNotSupported');
+    },
+  }),
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.intent.withdraw',
+    title: 'A requester withdraws by changing spec.intent from Eviction to Withdrawn',
+    requirements: ['000-2.5-intent-withdrawable'],
+    async run(ctx) {
+      const o = await create(ctx);
+      const next = clone(o);
+      next.spec.intent = 'Withdrawn';
+      const put = expectObject(await putObject(ctx, ER, next), [200, 201], 'EvictionRequest', 'PUT with intent Withdrawn');
+      expectEqual(put.spec?.intent, 'Withdrawn', 'spec.intent after the PUT');
+    },
+  }),
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.requester.required',
+    title: 'spec.requester is required',
+    requirements: ['000-2.5-requester-required'],
+    async run(ctx) {
+      expectInvalidAt(await post(ctx, (s) => { delete s.requester; }), 'spec.requester', 'create without spec.requester', 'FieldValueRequired');
+    },
+  }),
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.requester.domain-prefixed',
+    title: 'spec.requester must be a domain-prefixed key <domain>/<name>',
+    requirements: ['000-2.5-requester-domain-prefixed'],
+    async run(ctx) {
+      for (const requester of ['requester-without-domain', 'Not_A_Domain/requester', 'example.com/', 'example.com/a/b', 'example.com/-bad-name-']) {
+        expectInvalidAt(await post(ctx, (s) => { s.requester = requester; }), 'spec.requester', `create with requester ${JSON.stringify(requester)}`);
+      }
+    },
+  }),
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.requester.reserved-domains',
+    title: 'spec.requester may not use the reserved domains orch.io and kubernetes.io (nor their subdomains)',
+    requirements: ['000-2.5-requester-reserved-domains'],
+    async run(ctx) {
+      for (const requester of ['orch.io/requester', 'scheduler.orch.io/requester', 'kubernetes.io/requester', 'node.kubernetes.io/requester']) {
+        expectInvalidAt(await post(ctx, (s) => { s.requester = requester; }), 'spec.requester', `create with requester ${JSON.stringify(requester)}`);
+      }
+    },
+  }),
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.requester.immutable',
+    title: 'spec.requester cannot be changed',
+    requirements: ['000-2.5-requester-immutable'],
+    async run(ctx) {
+      const o = await create(ctx);
+      const next = clone(o);
+      next.spec.requester = 'other.example.com/requester';
+      expectInvalidAt(await putObject(ctx, ER, next), 'spec.requester', 'PUT with another spec.requester');
+    },
+  }),
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.target.required',
+    title: 'spec.target is required',
+    requirements: ['000-2.5-target-required'],
+    async run(ctx) {
+      expectInvalidAt(await post(ctx, (s) => { delete s.target; }), 'spec.target', 'create without spec.target');
+    },
+  }),
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.target.immutable',
+    title: 'spec.target cannot be changed',
+    requirements: ['000-2.5-target-immutable'],
+    async run(ctx) {
+      const o = await create(ctx);
+      const next = clone(o);
+      next.spec.target.pod = { name: 'another-pod', uid: randomUUID() };
+      expectInvalidAt(await putObject(ctx, ER, next), 'spec.target', 'PUT with another spec.target.pod');
+    },
+  }),
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.target.pod-name.required',
+    title: 'spec.target.pod.name is required',
+    requirements: ['000-2.5-target-pod-name-required'],
+    async run(ctx) {
+      expectInvalidAt(await post(ctx, (s) => { delete s.target.pod.name; }), 'spec.target.pod.name', 'create without spec.target.pod.name', 'FieldValueRequired');
+    },
+  }),
+  defineCase({
+    ...should,
+    id: 'api.evictionrequest.target.pod-name.format',
+    title: 'spec.target.pod.name must be a valid pod name (DNS-1123 subdomain)',
+    requirements: ['000-2.5-target-pod-name-format'],
+    async run(ctx) {
+      expectInvalidAt(await post(ctx, (s) => { s.target.pod.name = 'Not_A_Pod_Name'; }), 'spec.target.pod.name', 'create with pod name "Not_A_Pod_Name"', 'FieldValueInvalid');
+    },
+  }),
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.target.pod-uid.required',
+    title: 'spec.target.pod.uid is required',
+    requirements: ['000-2.5-target-pod-uid-required'],
+    async run(ctx) {
+      expectInvalidAt(await post(ctx, (s) => { delete s.target.pod.uid; }), 'spec.target.pod.uid', 'create without spec.target.pod.uid', 'FieldValueRequired');
+    },
+  }),
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.target.pod-uid.format',
+    title: 'spec.target.pod.uid must be a lowercase 8-4-4-4-12 UUID (uppercase is rejected)',
+    requirements: ['000-2.5-target-pod-uid-format'],
+    async run(ctx) {
+      const uid = randomUUID();
+      const o = await create(ctx, 'creating with a lowercase UUID', (s) => { s.target.pod.uid = uid; }, 'lower');
+      expectEqual(o.spec?.target?.pod?.uid, uid, 'stored spec.target.pod.uid');
+      for (const bad of [uid.toUpperCase(), uid.replace(/-/g, ''), 'not-a-uuid']) {
+        expectInvalidAt(await post(ctx, (s) => { s.target.pod.uid = bad; }), 'spec.target.pod.uid', `create with uid ${JSON.stringify(bad)}`, 'FieldValueInvalid');
+      }
+    },
+  }),
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.status.conditions.max-100',
+    title: 'status.conditions holds at most 100 conditions',
+    requirements: ['000-2.5-status-conditions-max-100', '000-8-eviction-request-conditions'],
+    async run(ctx) {
+      const o = await create(ctx);
+      const conditions = (n: number) => Array.from({ length: n }, (_, i) => condition(`example.com/Condition${i}`, 'False', 'Testing'));
+      const hundred = await putStatus(ctx, ER, o, { conditions: conditions(100) }, 'PUT .../status with 100 conditions');
+      expectEqual(hundred.status?.conditions?.length, 100, 'number of stored conditions');
+      expectInvalidAt(await putObject(ctx, ER, { ...hundred, status: { conditions: conditions(101) } }, true), 'status.conditions', 'PUT .../status with 101 conditions', 'FieldValueTooMany');
+    },
+  }),
+  defineCase({
+    ...should,
+    id: 'api.evictionrequest.status.conditions.unique-type',
+    title: 'Two status conditions of the same type are rejected',
+    requirements: ['000-2.5-status-conditions-unique-type'],
+    async run(ctx) {
+      const o = await create(ctx);
+      const status = { conditions: [condition('Failed', 'False', 'Processing'), condition('Failed', 'True', 'Canceled')] };
+      expectInvalidAt(await putObject(ctx, ER, { ...o, status }, true), 'status.conditions[1]', 'PUT .../status with two Failed conditions', 'FieldValueDuplicate');
+    },
+  }),
+  defineCase({
+    ...should,
+    id: 'api.evictionrequest.status.condition.shape',
+    title: 'A status condition must have a valid status, a reason and a lastTransitionTime',
+    requirements: ['000-2.5-status-condition-shape'],
+    async run(ctx) {
+      const o = await create(ctx);
+      const bad = [
+        ['status "Maybe"', { ...condition('Failed', 'Maybe', 'Processing') }, 'status.conditions[0].status'],
+        ['no reason', { type: 'Failed', status: 'False', lastTransitionTime: '2025-01-01T00:00:00Z' }, 'status.conditions[0].reason'],
+        ['no lastTransitionTime', { type: 'Failed', status: 'False', reason: 'Processing' }, 'status.conditions[0].lastTransitionTime'],
+        ['a type that is not a qualified name', condition('not a type!', 'False', 'Processing'), 'status.conditions[0].type'],
+      ] as const;
+      for (const [what, c, field] of bad) {
+        expectInvalidAt(await putObject(ctx, ER, { ...o, status: { conditions: [c] } }, true), field, `PUT .../status with a condition with ${what}`);
+      }
+    },
+  }),
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.status.observed-generation.minimum',
+    title: 'status.observedGeneration is at least 1',
+    requirements: ['000-2.5-observed-generation-minimum'],
+    async run(ctx) {
+      const o = await create(ctx);
+      for (const observedGeneration of [0, -1]) {
+        expectInvalidAt(await putObject(ctx, ER, { ...o, status: { observedGeneration } }, true), 'status.observedGeneration', `PUT .../status with observedGeneration ${observedGeneration}`);
+      }
+      const ok = await putStatus(ctx, ER, o, { observedGeneration: 1 }, 'PUT .../status with observedGeneration 1');
+      expectEqual(ok.status?.observedGeneration, 1, 'stored status.observedGeneration');
+    },
+  }),
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.status.observed-generation.increment-only',
+    title: 'status.observedGeneration can only be incremented',
+    requirements: ['000-2.5-observed-generation-increment-only'],
+    async run(ctx) {
+      const o = await create(ctx);
+      const two = await putStatus(ctx, ER, o, { observedGeneration: 2 }, 'PUT .../status with observedGeneration 2');
+      const three = await putStatus(ctx, ER, two, { observedGeneration: 3 }, 'PUT .../status raising observedGeneration to 3');
+      expectEqual(three.status?.observedGeneration, 3, 'status.observedGeneration after raising it');
+      expectInvalidAt(await putObject(ctx, ER, { ...three, status: { observedGeneration: 2 } }, true), 'status.observedGeneration', 'PUT .../status lowering observedGeneration from 3 to 2');
+    },
+  }),
+  defineCase({
+    ...common,
+    id: 'api.evictionrequest.scope.namespaced',
+    title: 'EvictionRequest is namespaced: it lives in the namespace of its path',
+    requirements: ['000-2.5-namespaced'],
+    async run(ctx) {
+      const o = await create(ctx);
+      expectEqual(o.metadata?.namespace, ctx.namespace, 'metadata.namespace of the created EvictionRequest');
+      const res = await ctx.api.get(`/apis/lifecycle.orch.io/v1alpha1/evictionrequests/${encodeURIComponent(o.metadata.name)}`);
+      expectStatus(res, { code: 404, reason: 'NotFound' }, 'reading the EvictionRequest by name without a namespace');
+    },
+  }),
+];

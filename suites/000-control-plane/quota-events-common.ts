@@ -1,0 +1,69 @@
+// Helpers shared by the StorageVersionMigration (§2.3), ResourceQuota (§2.4) and Event (§2.7) cases.
+import type { CaseContext } from '../case.js';
+import type { ApiResponse } from '../../runner/client.js';
+import { expectObject, expectStatus, fail, show } from '../verify.js';
+import { itemPath, newObject, postObject, type ResourceKind } from './kinds.js';
+
+/** A deep copy of JSON. */
+export const clone = <T>(v: T): T => structuredClone(v);
+
+/** The causes of a Status body. */
+const causesOf = (s: any): any[] => (Array.isArray(s?.details?.causes) ? s.details.causes : []);
+
+/** `f` is one of `fields`, or lies below one of them (`spec.resource` covers `spec.resource.resource`). */
+const under = (f: unknown, fields: readonly string[]) =>
+  typeof f === 'string' && fields.some((field) => f === field || f.startsWith(`${field}.`) || f.startsWith(`${field}[`));
+
+/**
+ * A 422 Invalid Status with a cause at one of `fields` (or below it). Several names are allowed where
+ * servers name a field differently (upstream reports some events/v1 fields by their core names, and
+ * scope-selector entries without their index).
+ */
+export function expectInvalid(res: ApiResponse, fields: string | readonly string[], what: string, reason?: string): any {
+  const list = typeof fields === 'string' ? [fields] : fields;
+  const s = expectStatus(res, { code: 422, reason: 'Invalid' }, what);
+  if (!causesOf(s).some((c) => under(c?.field, list) && (!reason || c?.reason === reason))) {
+    fail(`${what}: details.causes names the bad field`, `a cause with field ${list.map((f) => show(f)).join(' or ')}${reason ? ` and reason ${reason}` : ''}`, show(causesOf(s)));
+  }
+  return s;
+}
+
+/**
+ * The write is refused for a malformed value: 422 Invalid naming the field, or 400 BadRequest (upstream
+ * rejects some malformed values, such as a quantity that does not parse, while decoding the body).
+ */
+export function expectRejected(res: ApiResponse, fields: string | readonly string[], what: string): void {
+  if (res.status === 400 && res.json?.kind === 'Status') {
+    expectStatus(res, { code: 400, reason: 'BadRequest' }, what);
+    return;
+  }
+  expectInvalid(res, fields, what);
+}
+
+/** A valid object of kind `k` with `edit` applied to a copy of it (which may delete fields). */
+export function objectWith(ctx: CaseContext, k: ResourceKind, edit: (o: any) => void = () => {}, hint?: string): any {
+  const o = clone(newObject(ctx, k, {}, hint));
+  edit(o);
+  return o;
+}
+
+/** POSTs a valid object changed by `edit` and expects it to be created; gives back what was stored. */
+export async function createWith(ctx: CaseContext, k: ResourceKind, edit: (o: any) => void, what: string, hint?: string): Promise<any> {
+  return expectObject(await postObject(ctx, k, objectWith(ctx, k, edit, hint)), [200, 201, 202], k.kind, what);
+}
+
+/** PUTs `obj` to its item path (or its /status). */
+export function putObject(ctx: CaseContext, k: ResourceKind, obj: any, status = false): Promise<ApiResponse> {
+  return ctx.api.put(`${itemPath(k, ctx.namespace, obj.metadata.name)}${status ? '/status' : ''}`, obj);
+}
+
+/** Reads the object back. */
+export async function readBack(ctx: CaseContext, k: ResourceKind, obj: any, what = 'read back'): Promise<any> {
+  return expectObject(await ctx.api.get(itemPath(k, ctx.namespace, obj.metadata.name)), [200], k.kind, what);
+}
+
+/** The same object as a namespaced path in another namespace (404 expected there). */
+export function pathInNamespace(k: ResourceKind, namespace: string, name: string): string {
+  const prefix = k.apiVersion.includes('/') ? `/apis/${k.apiVersion}` : `/api/${k.apiVersion}`;
+  return `${prefix}/namespaces/${encodeURIComponent(namespace)}/${k.plural}/${encodeURIComponent(name)}`;
+}

@@ -1,0 +1,221 @@
+// Spec 001 §1: the pods the agent syncs come from the control plane's Pod resource. These cases check
+// the Pod fields the agent acts on (containers, nodeName, schedulingGroup, status phase) and the
+// update rule that freezes most of the spec (upstream pod validation, ground truth).
+// Every pod is held back from scheduling (a scheduling gate, or a nodeName of no real node), so a
+// real cluster never runs it.
+import { defineCase, type Case, type CaseContext } from '../case.js';
+import { expectEqual, expectObject, expectStatus } from '../verify.js';
+import { createObject, itemPath, newObject, postObject } from '../000-control-plane/kinds.js';
+import { HOLD_GATE, IMAGE, POD, T0, agentCommon, putStatus } from './kinds.js';
+
+const podCase = (level: 'MUST' | 'SHOULD') => ({ ...agentCommon(POD, 'pods'), level });
+
+/** A pod spec with these containers (and the hold gate). */
+const spec = (extra: Record<string, unknown>) => ({ spec: { schedulingGates: [HOLD_GATE], containers: [{ name: 'main', image: IMAGE }], ...extra } });
+
+async function expectInvalidPod(ctx: CaseContext, extra: Record<string, unknown>, causes: Array<{ field: string; reason?: string }>, what: string) {
+  expectStatus(await postObject(ctx, POD, newObject(ctx, POD, spec(extra))), { code: 422, reason: 'Invalid', causes }, what);
+}
+
+/** Creates a pod, applies `edit` to it and PUTs it back; gives the response. */
+async function update(ctx: CaseContext, extra: Record<string, unknown>, edit: (pod: any) => void) {
+  const pod = await createObject(ctx, POD, spec(extra));
+  const next = structuredClone(pod);
+  edit(next);
+  return { pod, res: await ctx.api.put(itemPath(POD, ctx.namespace, pod.metadata.name), next) };
+}
+
+export const podCases: Case[] = [
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.containers.required',
+    title: 'A Pod without containers is rejected',
+    requirements: ['001-1-pod-containers-required'],
+    async run(ctx) {
+      await expectInvalidPod(ctx, { containers: [] }, [{ field: 'spec.containers', reason: 'FieldValueRequired' }], 'create a Pod with no containers');
+    },
+  }),
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.containers.name-dns-label',
+    title: 'A container name that is not a DNS label is rejected',
+    requirements: ['001-1-pod-container-name'],
+    async run(ctx) {
+      await expectInvalidPod(ctx, { containers: [{ name: 'Main_1', image: IMAGE }] }, [{ field: 'spec.containers[0].name', reason: 'FieldValueInvalid' }], 'create with container name "Main_1"');
+    },
+  }),
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.containers.name-unique',
+    title: 'Two containers of one name are rejected',
+    requirements: ['001-1-pod-container-name'],
+    async run(ctx) {
+      const c = { name: 'main', image: IMAGE };
+      await expectInvalidPod(ctx, { containers: [c, { ...c }] }, [{ field: 'spec.containers[1].name', reason: 'FieldValueDuplicate' }], 'create with two containers named "main"');
+    },
+  }),
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.containers.name-unique-with-init',
+    title: 'A container named like an init container is rejected',
+    requirements: ['001-1-pod-container-name'],
+    async run(ctx) {
+      await expectInvalidPod(ctx, { initContainers: [{ name: 'main', image: IMAGE }] }, [{ field: 'spec.containers[0].name', reason: 'FieldValueDuplicate' }], 'create with an init container and a container both named "main"');
+    },
+  }),
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.containers.image-required',
+    title: 'A container without image is rejected',
+    requirements: ['001-1-pod-container-image-required'],
+    async run(ctx) {
+      await expectInvalidPod(ctx, { containers: [{ name: 'main' }] }, [{ field: 'spec.containers[0].image', reason: 'FieldValueRequired' }], 'create with a container without image');
+    },
+  }),
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.ephemeral-containers.not-on-create',
+    title: 'ephemeralContainers cannot be set when the Pod is created',
+    requirements: ['001-1-pod-ephemeral-containers-not-on-create'],
+    async run(ctx) {
+      const ephemeralContainers = [{ name: 'debug', image: IMAGE, targetContainerName: 'main' }];
+      await expectInvalidPod(ctx, { ephemeralContainers }, [{ field: 'spec.ephemeralContainers', reason: 'FieldValueForbidden' }], 'create with an ephemeral container');
+    },
+  }),
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.node-name.round-trip',
+    title: 'spec.nodeName assigns the pod to a node and is stored',
+    requirements: ['001-1-pod-node-name'],
+    async run(ctx) {
+      const nodeName = ctx.uniqueName('no-such-node');
+      const pod = await createObject(ctx, POD, { spec: { nodeName, containers: [{ name: 'main', image: IMAGE }] } });
+      expectEqual(pod.spec?.nodeName, nodeName, 'spec.nodeName of the created Pod');
+      const got = expectObject(await ctx.api.get(itemPath(POD, ctx.namespace, pod.metadata.name)), [200], 'Pod', 'read back');
+      expectEqual(got.spec?.nodeName, nodeName, 'spec.nodeName read back');
+    },
+  }),
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.node-name.invalid',
+    title: 'A nodeName that is not a DNS subdomain is rejected',
+    requirements: ['001-1-pod-node-name'],
+    async run(ctx) {
+      const res = await postObject(ctx, POD, newObject(ctx, POD, { spec: { nodeName: 'Not A Node!', containers: [{ name: 'main', image: IMAGE }] } }));
+      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'spec.nodeName', reason: 'FieldValueInvalid' }] }, 'create with nodeName "Not A Node!"');
+    },
+  }),
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.scheduling-group.round-trip',
+    title: 'spec.schedulingGroup (the PodGroup of the pod) is stored as given',
+    requirements: ['001-1-pod-scheduling-group'],
+    async run(ctx) {
+      const pod = await createObject(ctx, POD, spec({ schedulingGroup: 'conformance-group' }));
+      const got = expectObject(await ctx.api.get(itemPath(POD, ctx.namespace, pod.metadata.name)), [200], 'Pod', 'read back');
+      expectEqual(got.spec?.schedulingGroup, 'conformance-group', 'spec.schedulingGroup read back');
+    },
+  }),
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.status.initial-pending',
+    title: 'A created Pod starts in phase Pending, whatever status was sent',
+    requirements: ['001-1-pod-initial-status'],
+    async run(ctx) {
+      const pod = await createObject(ctx, POD, { ...spec({}), status: { phase: 'Running' } });
+      expectEqual(pod.status?.phase, 'Pending', 'status.phase of the created Pod');
+    },
+  }),
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.status.phase-values',
+    title: 'status.phase accepts Pending, Running, Succeeded, Failed and Unknown through /status',
+    requirements: ['001-1-pod-status-phase'],
+    async run(ctx) {
+      // Terminal phases last, one pod each: a pod does not leave Succeeded or Failed.
+      for (const phases of [['Running', 'Unknown', 'Pending', 'Succeeded'], ['Failed']]) {
+        let pod = await createObject(ctx, POD, spec({}));
+        for (const phase of phases) {
+          pod = expectObject(await putStatus(ctx, POD, pod, { ...pod.status, phase, startTime: T0 }), [200, 201], 'Pod', `PUT status with phase ${phase}`);
+          expectEqual(pod.status?.phase, phase, `status.phase after writing ${phase}`);
+        }
+      }
+    },
+  }),
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.status.phase-unsupported',
+    title: 'A status.phase outside the five phases is rejected',
+    requirements: ['001-1-pod-status-phase'],
+    async run(ctx) {
+      const pod = await createObject(ctx, POD, spec({}));
+      const res = await putStatus(ctx, POD, pod, { ...pod.status, phase: 'Exploded' });
+      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'status.phase', reason: 'FieldValueNotSupported' }] }, 'PUT status with phase "Exploded"');
+    },
+  }),
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.spec.immutable',
+    title: 'A Pod update changing a frozen spec field (a container\'s command) is rejected',
+    requirements: ['001-1-pod-spec-immutable'],
+    async run(ctx) {
+      const { res } = await update(ctx, {}, (p) => { p.spec.containers[0].command = ['/bin/true']; });
+      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'spec', reason: 'FieldValueForbidden' }] }, 'PUT with a new container command');
+    },
+  }),
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.spec.image-mutable',
+    title: 'A container image may change after creation',
+    requirements: ['001-1-pod-spec-immutable'],
+    async run(ctx) {
+      const image = `${IMAGE}-next`;
+      const { pod, res } = await update(ctx, {}, (p) => { p.spec.containers[0].image = image; });
+      expectObject(res, [200, 201], 'Pod', 'PUT with a new image');
+      const got = expectObject(await ctx.api.get(itemPath(POD, ctx.namespace, pod.metadata.name)), [200], 'Pod', 'read back');
+      expectEqual(got.spec?.containers?.[0]?.image, image, 'image read back');
+    },
+  }),
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.spec.active-deadline-lowered-only',
+    title: 'activeDeadlineSeconds may be set and lowered, not raised',
+    requirements: ['001-1-pod-spec-immutable'],
+    async run(ctx) {
+      const { pod, res } = await update(ctx, {}, (p) => { p.spec.activeDeadlineSeconds = 600; });
+      const set = expectObject(res, [200, 201], 'Pod', 'PUT setting activeDeadlineSeconds 600');
+      expectEqual(set.spec?.activeDeadlineSeconds, 600, 'activeDeadlineSeconds after setting it');
+      const lower = structuredClone(set);
+      lower.spec.activeDeadlineSeconds = 300;
+      const lowered = expectObject(await ctx.api.put(itemPath(POD, ctx.namespace, pod.metadata.name), lower), [200, 201], 'Pod', 'PUT lowering it to 300');
+      expectEqual(lowered.spec?.activeDeadlineSeconds, 300, 'activeDeadlineSeconds after lowering it');
+      const raise = structuredClone(lowered);
+      raise.spec.activeDeadlineSeconds = 900;
+      expectStatus(await ctx.api.put(itemPath(POD, ctx.namespace, pod.metadata.name), raise), { code: 422, reason: 'Invalid', causes: [{ field: 'spec.activeDeadlineSeconds', reason: 'FieldValueInvalid' }] }, 'PUT raising it to 900');
+    },
+  }),
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.spec.tolerations-added',
+    title: 'Tolerations may be added after creation',
+    requirements: ['001-1-pod-spec-immutable'],
+    async run(ctx) {
+      const first = { key: 'conformance.orch.io/a', operator: 'Exists', effect: 'NoSchedule' };
+      const second = { key: 'conformance.orch.io/b', operator: 'Equal', value: 'x', effect: 'NoExecute', tolerationSeconds: 30 };
+      const { res } = await update(ctx, { tolerations: [first] }, (p) => { p.spec.tolerations.push(second); });
+      const got = expectObject(res, [200, 201], 'Pod', 'PUT adding a toleration');
+      expectEqual(got.spec?.tolerations, [first, second], 'tolerations after the update');
+    },
+  }),
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.spec.termination-grace-mutable',
+    title: 'terminationGracePeriodSeconds may change after creation',
+    requirements: ['001-1-pod-spec-immutable'],
+    async run(ctx) {
+      const { res } = await update(ctx, { terminationGracePeriodSeconds: 30 }, (p) => { p.spec.terminationGracePeriodSeconds = 5; });
+      const got = expectObject(res, [200, 201], 'Pod', 'PUT with terminationGracePeriodSeconds 5');
+      expectEqual(got.spec?.terminationGracePeriodSeconds, 5, 'terminationGracePeriodSeconds after the update');
+    },
+  }),
+];
