@@ -77,3 +77,19 @@ export function expectStatus(res: ApiResponse, want: ExpectedStatus, what: strin
 export function at(obj: any, path: string): any {
   return path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
 }
+
+/**
+ * Polls `probe` until it returns true or `timeoutMs` passes, for what a controller does eventually.
+ * On timeout it fails with the last value `probe` reported.
+ */
+export async function eventually(probe: () => Promise<{ ok: boolean; actual: unknown }>, what: string, expected: string, timeoutMs = 10_000, intervalMs = 200): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    const r = await probe();
+    if (r.ok) return;
+    last = r.actual;
+    if (Date.now() >= deadline) fail(`${what} (within ${timeoutMs / 1000}s)`, expected, typeof last === 'string' ? last : show(last));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

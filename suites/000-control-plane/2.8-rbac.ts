@@ -1,9 +1,10 @@
 // Spec 000 §2.8 role-based access objects (ClusterRole, ClusterRoleBinding, Role, RoleBinding) and the
 // extra §4.2 shapes of cluster role bindings and roles. The spec names ClusterRole's fields; the field
 // rules of rules, subjects and roleRef are upstream's (ground truth, SHOULD).
+import { isDeepStrictEqual } from 'node:util';
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import type { WatchEvent } from '../../runner/client.js';
-import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail } from '../verify.js';
+import { eventually, expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail } from '../verify.js';
 import { collectionPath, createObject, itemPath, kindCommon, newObject, postObject, type ResourceKind } from './kinds.js';
 import { CLUSTER_ROLE, CLUSTER_ROLE_BINDING, RBAC_API_VERSION, RBAC_GROUP, READ_PODS_RULE, ROLE, ROLE_BINDING } from './kinds-rbac.js';
 
@@ -336,6 +337,41 @@ export const rbacCases: Case[] = [
       const seen = await onlyEventsFor(w, a.metadata.name, 'MODIFIED');
       w.close();
       expectEqual(seen.at(-1)?.object?.metadata?.labels?.touched, 'a', 'the MODIFIED event carries the updated Role');
+    },
+  }),
+  // ---- aggregation (a controller's work: the cases wait for it)
+  defineCase({
+    ...head(CR, 'api.clusterrole.aggregation-rule.selectors', 'an aggregated ClusterRole gets the rules of every ClusterRole its selectors match', ['000-2.8-aggregation-rule-selectors'], 'MUST'),
+    async run(ctx) {
+      // A label key unique to the case, so that no other cluster role on the target is pulled in.
+      const key = `agg.conformance.orch.io/${ctx.uniqueName('k')}`;
+      const watchRule = { apiGroups: [''], resources: ['pods'], verbs: ['watch'] };
+      await createObject(ctx, CR, { metadata: { name: ctx.uniqueName('src1'), labels: { ...ctx.labels, [key]: 'true' } }, rules: [READ_PODS_RULE] });
+      const agg = await createObject(ctx, CR, { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [key]: 'true' } }] }, rules: [] }, 'agg');
+      const path = itemPath(CR, ctx.namespace, agg.metadata.name);
+      const rulesOf = async () => (await ctx.api.get(path)).json?.rules ?? [];
+      await eventually(async () => { const r = await rulesOf(); return { ok: isDeepStrictEqual(r, [READ_PODS_RULE]), actual: r }; },
+        'rules of the aggregated ClusterRole after one matching role exists', JSON.stringify([READ_PODS_RULE]));
+      await createObject(ctx, CR, { metadata: { name: ctx.uniqueName('src2'), labels: { ...ctx.labels, [key]: 'true' } }, rules: [watchRule] });
+      await eventually(async () => { const r = await rulesOf(); return { ok: r.length === 2 && r.some((x: any) => x?.verbs?.[0] === 'watch'), actual: r }; },
+        'rules of the aggregated ClusterRole after a second matching role appears', 'both roles\' rules');
+    },
+  }),
+  defineCase({
+    ...head(CR, 'api.clusterrole.aggregation-rule.controller-managed', 'direct changes to an aggregated ClusterRole\'s rules are overwritten', ['000-2.8-aggregation-rule-controller-managed'], 'MUST'),
+    async run(ctx) {
+      const key = `agg.conformance.orch.io/${ctx.uniqueName('k')}`;
+      await createObject(ctx, CR, { metadata: { name: ctx.uniqueName('src'), labels: { ...ctx.labels, [key]: 'true' } }, rules: [READ_PODS_RULE] });
+      const agg = await createObject(ctx, CR, { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [key]: 'true' } }] }, rules: [] }, 'agg');
+      const path = itemPath(CR, ctx.namespace, agg.metadata.name);
+      const get = async () => (await ctx.api.get(path)).json;
+      await eventually(async () => { const o = await get(); return { ok: o?.rules?.length === 1, actual: o?.rules }; }, 'the aggregated rules arrive', JSON.stringify([READ_PODS_RULE]));
+      const direct = { apiGroups: [''], resources: ['secrets'], verbs: ['delete'] };
+      const cur = await get();
+      const res = await ctx.api.put(path, { ...cur, rules: [direct] });
+      expectCode(res, [200, 201], 'PUT of the aggregated ClusterRole with rules of its own');
+      await eventually(async () => { const o = await get(); return { ok: isDeepStrictEqual(o?.rules, [READ_PODS_RULE]), actual: o?.rules }; },
+        'the direct change to rules is overwritten by the aggregation', JSON.stringify([READ_PODS_RULE]));
     },
   }),
 ];

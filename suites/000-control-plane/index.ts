@@ -1,6 +1,7 @@
 // Every case of spec 000, in spec order.
 import type { Case } from '../case.js';
 import { commonShapeCases } from './2.1-common-shape.js';
+import { typeAndNamespaceCases } from './2.1-type-and-namespace.js';
 import { storageClassCases } from './2.2-storageclass.js';
 import { discoveryCases } from './4-discovery.js';
 import { collectionPathCases, operationCasesFor } from './4.2-operations.js';
@@ -17,6 +18,7 @@ import { eventCases } from './2.7-event.js';
 
 export const controlPlaneCases: Case[] = [
   ...commonShapeCases,
+  ...typeAndNamespaceCases,
   ...storageClassCases,
   ...evictionRequestCases,
   ...podGroupCases,

@@ -125,6 +125,29 @@ export const controlPlaneBreakages: Record<string, Breakage> = {
     request: (r) => { if (isCreateSC(r)) editJson(r, (b) => { delete b.metadata?.finalizers; }); },
   },
 
+  // §2.1 apiVersion, kind, namespace and generation
+  'api.common.kind.inferred': {
+    request: (r) => (isCreateSC(r) && jsonBody(r) && !jsonBody(r).kind ? answer(400, statusBody(400, 'BadRequest', "Object 'Kind' is missing")) : undefined),
+  },
+  'api.common.kind.immutable': {
+    // Acknowledges a PUT that changes kind as if it had been stored.
+    request: (r) => (r.method === 'PUT' && isSCItem(r) && jsonBody(r)?.kind !== 'StorageClass' ? answer(200, r.body) : undefined),
+  },
+  'api.common.api-version.unrecognized': {
+    request: (r) => { if (isCreateSC(r)) editJson(r, (b) => { if (b.apiVersion !== 'storage.orch.io/v1') b.apiVersion = 'storage.orch.io/v1'; }); },
+  },
+  'api.metadata.generation.spec-only': {
+    // Bumps generation on every write.
+    response: (r, res) => { if ((r.method === 'PUT' || r.method === 'PATCH') && res.status < 300) editJson(res, (o) => { if (o.metadata) o.metadata.generation = (o.metadata.generation ?? 1) + 1; }); },
+  },
+  'api.metadata.namespace.from-path': {
+    request: (r) => { if (r.method === 'POST' && /\/resourcequotas$/.test(pathOnly(r))) editJson(r, (b) => { delete b.metadata?.namespace; }); },
+  },
+  'api.metadata.namespace.must-exist': {
+    // Creates into a missing namespace as if it were there (here: into default).
+    request: (r) => { if (r.method === 'POST') r.path = r.path.replace(/\/namespaces\/[^/]*-nons-[^/]*\//, '/namespaces/default/'); },
+  },
+
   // §4 discovery
   'api.discovery.core-versions': {
     response: (r, res) => { if (pathOnly(r) === '/api') editJson(res, (o) => { o.versions = []; }); },

@@ -1,0 +1,106 @@
+// Spec 000 §2.1 common shape: apiVersion and kind, and the namespace and generation rules of
+// ObjectMeta (ground-truth note), on a namespaced kind with a spec and a status (ResourceQuota).
+import { defineCase, type Case } from '../case.js';
+import { expectCode, expectEqual, expectObject, expectStatus, expectTrue } from '../verify.js';
+import { createStorageClass, postStorageClass, scItem, storageClass } from './fixtures.js';
+import { collectionPath, createObject, itemPath, newObject } from './kinds.js';
+import { RESOURCE_QUOTA } from './kinds-quota-events.js';
+
+const section = { doc: '000', section: '2.1' } as const;
+const clusterScoped = { suite: 'metadata', spec: section, impact: 'cluster-scoped', needs: ['api'] } as const;
+const namespaced = { ...clusterScoped, impact: 'namespaced' } as const;
+
+export const typeAndNamespaceCases: Case[] = [
+  defineCase({
+    ...clusterScoped,
+    level: 'SHOULD',
+    id: 'api.common.kind.inferred',
+    title: 'An object sent without apiVersion and kind takes them from the endpoint',
+    requirements: ['000-2.1-kind-inferred'],
+    async run(ctx) {
+      const body = storageClass(ctx);
+      delete body.apiVersion;
+      delete body.kind;
+      const sc = expectObject(await postStorageClass(ctx, body), [200, 201, 202], 'StorageClass', 'POST without apiVersion and kind');
+      expectEqual(sc.apiVersion, 'storage.orch.io/v1', 'apiVersion of the created object');
+    },
+  }),
+  defineCase({
+    ...clusterScoped,
+    level: 'MUST',
+    id: 'api.common.kind.immutable',
+    title: 'An update cannot change kind',
+    requirements: ['000-2.1-kind-immutable'],
+    async run(ctx) {
+      const sc = await createStorageClass(ctx);
+      const res = await ctx.api.put(scItem(sc.metadata.name), { ...sc, kind: 'VolumeClass' });
+      expectTrue(res.status >= 400 && res.status < 500, 'PUT with kind "VolumeClass"', 'a 4xx error', `HTTP ${res.status}`);
+      expectObject(await ctx.api.get(scItem(sc.metadata.name)), [200], 'StorageClass', 'read back: still a StorageClass');
+    },
+  }),
+  defineCase({
+    ...clusterScoped,
+    level: 'SHOULD',
+    id: 'api.common.api-version.unrecognized',
+    title: 'An unrecognized apiVersion is rejected',
+    requirements: ['000-2.1-api-version-unrecognized'],
+    async run(ctx) {
+      const body = storageClass(ctx);
+      body.apiVersion = 'storage.orch.io/v9';
+      const res = await postStorageClass(ctx, body);
+      expectTrue(res.status >= 400 && res.status < 500, 'POST with apiVersion storage.orch.io/v9', 'a 4xx error', `HTTP ${res.status}`);
+      expectCode(await ctx.api.get(scItem(body.metadata.name)), 404, 'nothing was stored');
+    },
+  }),
+  defineCase({
+    ...namespaced,
+    level: 'SHOULD',
+    id: 'api.metadata.generation.spec-only',
+    title: 'metadata.generation starts at 1 and bumps on spec changes only, not on metadata or status changes',
+    requirements: ['000-2.1-metadata-generation'],
+    async run(ctx) {
+      const k = RESOURCE_QUOTA;
+      const q = await createObject(ctx, k);
+      expectEqual(q.metadata.generation, 1, 'generation of a new object');
+      const path = itemPath(k, ctx.namespace, q.metadata.name);
+      const labelled = expectObject(await ctx.api.put(path, { ...q, metadata: { ...q.metadata, labels: { ...q.metadata.labels, touched: 'yes' } } }), [200], k.kind, 'a label change');
+      expectEqual(labelled.metadata.generation, 1, 'generation after a metadata-only change');
+      const st = expectObject(await ctx.api.put(`${path}/status`, { ...labelled, status: k.status!(ctx) }), [200], k.kind, 'a status change');
+      expectEqual(st.metadata.generation, 1, 'generation after a status change');
+      const spec = expectObject(await ctx.api.put(path, { ...st, spec: { hard: { pods: '7' } } }), [200], k.kind, 'a spec change');
+      expectEqual(spec.metadata.generation, 2, 'generation after a spec change');
+    },
+  }),
+  defineCase({
+    ...namespaced,
+    level: 'SHOULD',
+    id: 'api.metadata.namespace.from-path',
+    title: 'A namespaced object takes its namespace from the path; a different body namespace is 400',
+    requirements: ['000-2.1-metadata-namespace-from-path'],
+    async run(ctx) {
+      const k = RESOURCE_QUOTA;
+      const q = await createObject(ctx, k);
+      expectEqual(q.metadata.namespace, ctx.namespace, 'metadata.namespace of an object created without one');
+      const other = newObject(ctx, k);
+      other.metadata.namespace = 'default';
+      ctx.track(itemPath(k, 'default', other.metadata.name));
+      expectStatus(await ctx.api.post(collectionPath(k, ctx.namespace), other), { code: 400, reason: 'BadRequest' }, `POST to namespace ${ctx.namespace} with metadata.namespace "default"`);
+    },
+  }),
+  defineCase({
+    ...namespaced,
+    level: 'SHOULD',
+    id: 'api.metadata.namespace.must-exist',
+    title: 'A namespaced object cannot be created in a namespace that does not exist; default exists',
+    requirements: ['000-2.1-metadata-namespace-must-exist'],
+    async run(ctx) {
+      const k = RESOURCE_QUOTA;
+      const missing = ctx.uniqueName('nons');
+      const body = newObject(ctx, k);
+      ctx.track(itemPath(k, missing, body.metadata.name));
+      expectStatus(await ctx.api.post(collectionPath(k, missing), body), { code: 404, reason: 'NotFound' }, `POST into namespace ${missing}, which nobody created`);
+      expectObject(await ctx.api.get('/api/v1/namespaces/default'), [200], 'Namespace', 'GET the default namespace');
+    },
+  }),
+];
+
