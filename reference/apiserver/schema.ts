@@ -218,3 +218,13 @@ function tooDeep(root: unknown, max: number): boolean {
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/** metav1.Condition, the shape of `status.conditions` entries of most kinds. */
+export const conditionSchema = t.object({
+  type: t.string(),
+  status: t.string(),
+  observedGeneration: t.integer(),
+  lastTransitionTime: t.string(),
+  reason: t.string(),
+  message: t.string(),
+});

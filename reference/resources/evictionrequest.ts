@@ -14,7 +14,7 @@ import {
   type Condition,
   type FieldError,
 } from '../apiserver/field-errors.js';
-import { t } from '../apiserver/schema.js';
+import { conditionSchema, t } from '../apiserver/schema.js';
 import { defineStrategy, type ApiObject } from '../apiserver/strategy.js';
 
 export const EVICTION_REQUEST_INTENTS = ['Eviction', 'Withdrawn'] as const;
@@ -27,15 +27,6 @@ export const MAX_EVICTION_REQUEST_CONDITIONS = 100;
  */
 export const RESERVED_REQUESTER_DOMAINS = ['orch.io', 'kubernetes.io', 'k8s.io'] as const;
 
-/** The condition schema (metav1.Condition), shared with other kinds of this area. */
-export const conditionSchema = t.object({
-  type: t.string(),
-  status: t.string(),
-  observedGeneration: t.integer(),
-  lastTransitionTime: t.string(),
-  reason: t.string(),
-  message: t.string(),
-});
 
 interface EvictionRequest extends ApiObject {
   spec?: {

@@ -14,10 +14,9 @@ import {
   type Condition,
   type FieldError,
 } from '../apiserver/field-errors.js';
-import { t } from '../apiserver/schema.js';
+import { conditionSchema, t } from '../apiserver/schema.js';
 import { defineStrategy, type ApiObject } from '../apiserver/strategy.js';
 import type { FeatureGates } from '../features.js';
-import { conditionSchema } from './evictionrequest.js';
 
 export const PREEMPTION_POLICIES = ['Never', 'PreemptLowerPriority'] as const;
 export const MAX_POD_GROUP_PRIORITY = 1_000_000_000;

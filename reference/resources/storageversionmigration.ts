@@ -4,7 +4,7 @@
 // rules upstream applies to status updates (resourceVersion a non-negative integer, set once;
 // conditions valid, unique by type, Running/Succeeded/Failed consistent) next to the spec rules.
 import { deepEqual, fieldErrors, path, validateConditions, type Condition, type FieldError } from '../apiserver/field-errors.js';
-import { t } from '../apiserver/schema.js';
+import { conditionSchema, t } from '../apiserver/schema.js';
 import { defineStrategy, type ApiObject } from '../apiserver/strategy.js';
 
 export const MIGRATION_RUNNING = 'Running';
@@ -29,14 +29,6 @@ interface StorageVersionMigration extends ApiObject {
   status?: { conditions?: Condition[]; resourceVersion?: string };
 }
 
-const conditionSchema = t.object({
-  type: t.string(),
-  status: t.string(),
-  observedGeneration: t.integer(),
-  lastTransitionTime: t.string(),
-  reason: t.string(),
-  message: t.string(),
-});
 
 const SPEC = path('spec');
 const STATUS = path('status');
