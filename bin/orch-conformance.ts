@@ -2,29 +2,27 @@
 // The orch-conformance command line: run, list, serve, report.
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ALL_CASES } from '../suites/index.js';
 import type { Case } from '../suites/case.js';
 import { selectCases } from '../runner/select.js';
 import { parseGates } from '../runner/gates.js';
 import { loadExpectations } from '../runner/expect.js';
-import { runCases, exitCodeFor, newRunId } from '../runner/run.js';
+import { runCases, exitCodeFor, newRunId, DEFAULT_COMPONENT } from '../runner/run.js';
 import { runEmbedded } from '../runner/embedded.js';
-import { probeTarget, TargetUnreachableError } from '../runner/target.js';
+import { probeComponent, probeTarget, TargetUnreachableError } from '../runner/target.js';
 import { UsageError } from '../runner/errors.js';
 import { createReporter } from '../reporters/index.js';
 import type { RunReport } from '../runner/results.js';
 import { startReference } from '../reference/server.js';
+import { parseDurationMs } from '../reference/duration.js';
 import { FeatureGates, FeatureGateError } from '../reference/features.js';
+import { PACKAGE_VERSION } from '../reference/package-version.js';
 
 const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3, interrupted: 130 } as const;
 
-function packageVersion(): string {
-  const pkg = new URL('../../package.json', import.meta.url);
-  return existsSync(pkg) ? JSON.parse(readFileSync(pkg, 'utf8')).version : '0.0.0';
-}
-const VERSION = packageVersion();
+const VERSION = PACKAGE_VERSION;
 
 const selectionOptions = <T>(y: Argv<T>) => y
   .option('focus', { type: 'string', describe: 'Run only cases whose id, title or requirement id matches this regex' })
@@ -49,6 +47,8 @@ async function cmdRun(argv: any): Promise<number> {
   if (cases.length === 0) throw new UsageError('no case matches the selection (see `orch-conformance list` with the same options)');
 
   const embedded = argv.api === undefined;
+  const metrics = parseMetricsTargets(argv.metrics);
+  if (embedded && metrics.length) throw new UsageError('--metrics needs --api: without --api the embedded reference is the target, and its own URL serves its metrics and debug endpoints');
   const interrupt = new AbortController();
   const onSignal = () => {
     if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
@@ -69,7 +69,10 @@ async function cmdRun(argv: any): Promise<number> {
     } else {
       const conn = { baseUrl: argv.api, token: argv.token, caFile: argv.ca, insecureSkipTlsVerify: argv.insecureSkipTlsVerify };
       await probeTarget(conn);
-      report = await runCases({ ...common, cases, conn, embedded, gates });
+      // Components share the API's credentials and TLS options.
+      const components = Object.fromEntries(metrics.map(([name, url]) => [name, { ...conn, baseUrl: url }]));
+      for (const [name, c] of Object.entries(components)) await probeComponent(name, c);
+      report = await runCases({ ...common, cases, conn, components, embedded, gates });
     }
     if (report.interrupted) return EXIT.interrupted;
     const code = exitCodeFor(report);
@@ -86,12 +89,33 @@ async function cmdRun(argv: any): Promise<number> {
   }
 }
 
+/** `--metrics name=url` values: component names are unique lowercase words, URLs http(s). */
+function parseMetricsTargets(values: string[] | undefined): Array<[string, string]> {
+  const out = new Map<string, string>();
+  for (const v of values ?? []) {
+    const m = /^([a-z0-9][a-z0-9-]*)=(.+)$/.exec(v);
+    if (!m) throw new UsageError(`--metrics ${v}: want name=url, e.g. apiserver=https://10.0.0.1:6443 (name: lowercase letters, digits and '-')`);
+    const [, name, url] = m as unknown as [string, string, string];
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new UsageError(`--metrics ${v}: "${url}" is not a URL`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--metrics ${v}: the URL must be http or https`);
+    if (out.has(name)) throw new UsageError(`--metrics: component "${name}" given twice`);
+    out.set(name, url);
+  }
+  return [...out];
+}
+
 function cmdList(argv: any): number {
   parseGates(argv.gates);
   const cases = select(argv);
   const rows = cases.map((c) => ({
     id: c.id, title: c.title, suite: c.suite, requirements: c.requirements, spec: c.spec, level: c.level,
     gates: c.gates ?? {}, impact: c.impact, needs: c.needs,
+    ...(c.needs.includes('metrics') ? { components: c.components ?? [DEFAULT_COMPONENT] } : {}),
   }));
   if (argv.json) {
     process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
@@ -105,6 +129,29 @@ function cmdList(argv: any): number {
   return EXIT.ok;
 }
 
+/** Every flag `serve` defines (read from its yargs builder), for /flagz. */
+let serveFlagNames: string[] = [];
+function recordServeFlags<T>(y: Argv<T>): Argv<T> {
+  // yargs 17 has getOptions() at run time; its type declarations leave it out.
+  const defined = (y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
+  serveFlagNames = Object.keys(defined).filter((k) => k !== 'help' && k !== 'version');
+  return y;
+}
+
+/** The serve flags and their values, defaults included (unset ones empty), as /flagz shows them. */
+function serveFlags(argv: any): Record<string, string> {
+  const value = (v: unknown) => (v === undefined ? '' : Array.isArray(v) ? v.join(',') : String(v));
+  return Object.fromEntries(serveFlagNames.map((f) => [f, value(argv[f])]));
+}
+
+/** A `serve` duration option (`30s`, `5m`, `1h`) in seconds; undefined when not given. */
+function durationSeconds(value: unknown, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = parseDurationMs(String(value));
+  if (ms === undefined || ms <= 0) throw new UsageError(`${flag} ${String(value)}: want a positive duration such as 500ms, 30s, 5m or 1h`);
+  return ms / 1000;
+}
+
 async function cmdServe(argv: any): Promise<number> {
   if (argv.storage !== 'memory') throw new UsageError(`--storage ${argv.storage}: only "memory" is available`);
   const port = Number(argv.apiPort);
@@ -116,9 +163,11 @@ async function cmdServe(argv: any): Promise<number> {
     if (err instanceof FeatureGateError) throw new UsageError(`--feature-gates: ${err.message}`);
     throw err;
   }
+  const continueTtl = durationSeconds(argv.continueTtl, '--continue-ttl');
+  const bookmarkInterval = durationSeconds(argv.bookmarkInterval, '--bookmark-interval');
   let ref;
   try {
-    ref = await startReference({ host: argv.host, port, featureGates });
+    ref = await startReference({ host: argv.host, port, featureGates, flags: serveFlags(argv), continueTtlSeconds: continueTtl, bookmarkIntervalSeconds: bookmarkInterval, debugPlantCorrupt: argv.debugPlantCorrupt });
   } catch (err) {
     throw new UsageError(`cannot start the reference on ${argv.host}:${port}: ${(err as Error).message}`);
   }
@@ -172,6 +221,7 @@ await yargs(hideBin(process.argv))
     .option('token', { type: 'string', describe: 'Bearer token for the target' })
     .option('ca', { type: 'string', describe: 'PEM file of the CA that signed the target\'s certificate' })
     .option('insecure-skip-tls-verify', { type: 'boolean', default: false, describe: 'Do not verify the target\'s certificate' })
+    .option('metrics', { type: 'string', array: true, describe: 'A component\'s metrics and debug endpoints, name=url (repeatable), e.g. agent=https://node-1:10250; apiserver defaults to --api' })
     .option('expect', { type: 'string', describe: 'YAML or JSON file of known failures: case id to reason' })
     .option('parallel', { type: 'number', default: availableParallelism(), describe: 'Cases run at once' })
     .option('timeout', { type: 'number', default: 30, describe: 'Seconds a case may take' })
@@ -182,11 +232,14 @@ await yargs(hideBin(process.argv))
   .command('list', 'Show the cases a run would include (dry run)', (y) => selectionOptions(y)
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON' }),
   (argv) => exitWith(cmdList(argv)))
-  .command('serve', 'Start the reference implementation and print its endpoints', (y) => y
+  .command('serve', 'Start the reference implementation and print its endpoints', (y) => recordServeFlags(y
     .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
     .option('api-port', { type: 'number', default: 8080, describe: 'Port of the control-plane API (0 picks a free one)' })
     .option('storage', { type: 'string', default: 'memory', describe: 'Storage backend: memory' })
-    .option('feature-gates', { type: 'string', describe: 'Gates set against their 1.37 defaults: Name=true,Other=false' }),
+    .option('feature-gates', { type: 'string', describe: 'Gates set against their 1.37 defaults: Name=true,Other=false' })
+    .option('continue-ttl', { type: 'string', describe: 'How long list continue tokens stay valid (default 5m), e.g. 2s for tests' })
+    .option('bookmark-interval', { type: 'string', describe: 'Period of watch BOOKMARK events (default 1m), e.g. 1s for tests' })
+    .option('debug-plant-corrupt', { type: 'string', array: true, describe: 'Test only: write undecodable bytes at this object\'s path at start (repeatable), e.g. /apis/storage.orch.io/v1/storageclasses/broken' })),
   (argv) => exitWith(cmdServe(argv)))
   .command('report <results>', 'Render a saved JSON results file again', (y) => y
     .positional('results', { type: 'string', demandOption: true, describe: 'File written by run --reporter json=FILE' })

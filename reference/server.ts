@@ -4,6 +4,8 @@ import { startApiServer } from './apiserver/apiserver.js';
 import { REFERENCE_CONTROLLERS, REFERENCE_RESOURCES } from './resources/index.js';
 import { MemoryStorage } from './storage/memory.js';
 import { FeatureGates } from './features.js';
+import { plantCorrupt } from './debug-plant.js';
+import type { HealthFaults } from './observability/health.js';
 
 export interface ReferenceOptions {
   /** Default 127.0.0.1. */
@@ -14,6 +16,25 @@ export interface ReferenceOptions {
   storage?: 'memory';
   /** Gates set against their 1.37 defaults; unknown or locked ones throw FeatureGateError. */
   featureGates?: Readonly<Record<string, boolean>>;
+  /** How long list continue tokens stay valid, in seconds (default 300; `serve --continue-ttl`). */
+  continueTtlSeconds?: number;
+  /** Period of watch BOOKMARK events, in seconds (default 60; `serve --bookmark-interval`). */
+  bookmarkIntervalSeconds?: number;
+  /**
+   * The command-line flags the server was started with, defaults included, as /flagz shows them
+   * (`serve` passes its own). Default: the `serve` flags equivalent to these options.
+   */
+  flags?: Readonly<Record<string, string>>;
+  /**
+   * Test-only: health checks forced to fail, check name to reason; entries may be added and
+   * removed while the server runs. Not reachable from the network.
+   */
+  healthFaults?: HealthFaults;
+  /**
+   * Test-only, off by default (`serve --debug-plant-corrupt`): item paths at whose storage key
+   * undecodable bytes are written at start, to exercise corrupt-object handling.
+   */
+  debugPlantCorrupt?: readonly string[];
 }
 
 export interface RunningReference {
@@ -30,10 +51,27 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Runni
   const featureGates = new FeatureGates(opts.featureGates);
   const storage = new MemoryStorage();
   try {
-    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, controllers: REFERENCE_CONTROLLERS, host: opts.host, port: opts.port, featureGates });
+    const identity = {
+      flags: opts.flags ?? serveFlagsFor(opts),
+      config: { componentconfig: { bindAddress: opts.host ?? '127.0.0.1', port: opts.port ?? 0, storage: 'memory', featureGates: featureGates.all() } },
+      healthFaults: opts.healthFaults,
+    };
+    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, controllers: REFERENCE_CONTROLLERS, host: opts.host, port: opts.port, featureGates, identity, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds });
+    try {
+      for (const p of opts.debugPlantCorrupt ?? []) await plantCorrupt(api.registry, storage, p);
+    } catch (err) {
+      await api.close();
+      throw err;
+    }
     return { url: api.url, close: api.close };
   } catch (err) {
     await storage.close();
     throw err;
   }
+}
+
+/** The `serve` command line that starts a reference with these options. */
+function serveFlagsFor(opts: ReferenceOptions): Record<string, string> {
+  const gates = Object.entries(opts.featureGates ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
+  return { 'api-port': String(opts.port ?? 0), 'feature-gates': gates, host: opts.host ?? '127.0.0.1', storage: opts.storage ?? 'memory' };
 }

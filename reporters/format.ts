@@ -83,7 +83,8 @@ export function formatDuration(ms: number): string {
 
 export function targetLabel(target: RunReport['target']): string {
   if (target.embedded) return target.api ? `${target.api} (embedded reference)` : 'embedded reference';
-  return target.api ?? '(no API URL)';
+  const metrics = Object.entries(target.metrics ?? {}).map(([name, url]) => `${name}=${url}`).join(', ');
+  return `${target.api ?? '(no API URL)'}${metrics ? ` (metrics: ${metrics})` : ''}`;
 }
 
 /** `GET https://host/path -> 404 (12ms)`, or `-> no response: <error>`. */

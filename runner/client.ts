@@ -16,7 +16,8 @@ export interface TargetConnection {
 export interface RequestOptions {
   /** Serialised as JSON unless it is already a string or Buffer. */
   body?: unknown;
-  headers?: Record<string, string>;
+  /** Added to (or replacing) the defaults; `undefined` leaves a default header out (e.g. `accept`). */
+  headers?: Record<string, string | undefined>;
   query?: Record<string, string | number | boolean | undefined>;
   /** Per-request timeout; the case's own signal still applies. */
   timeoutMs?: number;
@@ -26,8 +27,17 @@ export interface ApiResponse {
   status: number;
   headers: Record<string, string>;
   text: string;
+  /** The body as received (binary formats such as the protobuf metrics exposition). */
+  bytes: Buffer;
   /** The body parsed as JSON, or undefined when it is not JSON. */
   json: any;
+}
+
+/** Binary bodies are recorded for reports as their size and base64, not as mangled text. */
+function recordedBody(bytes: Buffer, contentType: string | undefined): string {
+  if (!/protobuf|octet-stream/i.test(contentType ?? '')) return truncate(bytes.toString('utf8'));
+  const shown = bytes.subarray(0, MAX_RECORDED_BODY / 2);
+  return `(binary, ${bytes.length} bytes${shown.length < bytes.length ? `, first ${shown.length}` : ''}) base64:${shown.toString('base64')}`;
 }
 
 export interface WatchEvent {
@@ -81,14 +91,14 @@ export function createDispatcher(conn: TargetConnection): Dispatcher {
 }
 
 export class ApiClient {
-  /** Every exchange this client made, in order. */
-  readonly exchanges: Exchange[] = [];
   private readonly openWatches = new Set<WatchStream>();
 
   constructor(
     readonly conn: TargetConnection,
     private readonly dispatcher: Dispatcher,
     private readonly signal?: AbortSignal,
+    /** Every exchange this client made, in order; clients of one case share one log. */
+    readonly exchanges: Exchange[] = [],
   ) {}
 
   url(path: string, query?: RequestOptions['query']): string {
@@ -101,7 +111,10 @@ export class ApiClient {
     const h: Record<string, string> = { accept: 'application/json', 'user-agent': 'orch-conformance' };
     if (hasBody) h['content-type'] = 'application/json';
     if (this.conn.token) h.authorization = `Bearer ${this.conn.token}`;
-    for (const [k, v] of Object.entries(opts.headers ?? {})) h[k.toLowerCase()] = v;
+    for (const [k, v] of Object.entries(opts.headers ?? {})) {
+      if (v === undefined) delete h[k.toLowerCase()];
+      else h[k.toLowerCase()] = v;
+    }
     return h;
   }
 
@@ -122,11 +135,12 @@ export class ApiClient {
     const started = performance.now();
     try {
       const res = await undiciRequest(url, { method: method as Dispatcher.HttpMethod, headers, body, dispatcher: this.dispatcher, signal: this.signalFor(opts.timeoutMs) });
-      const text = await res.body.text();
+      const bytes = Buffer.from(await res.body.arrayBuffer());
+      const text = bytes.toString('utf8');
       ex.status = res.statusCode;
       ex.responseHeaders = flattenHeaders(res.headers);
-      ex.responseBody = truncate(text);
-      return { status: res.statusCode, headers: ex.responseHeaders, text, json: parseJson(text) };
+      ex.responseBody = recordedBody(bytes, ex.responseHeaders['content-type']);
+      return { status: res.statusCode, headers: ex.responseHeaders, text, bytes, json: parseJson(text) };
     } catch (err) {
       ex.error = describeError(err);
       throw err;
@@ -145,7 +159,8 @@ export class ApiClient {
    * read with `next`. The exchange records the status and every line read so far.
    */
   async watch(path: string, query: RequestOptions['query'] = {}): Promise<WatchStream> {
-    const url = this.url(path, { ...query, watch: 'true' });
+    // `watch: undefined` in `query` leaves the parameter out (the `/watch/` path form needs none).
+    const url = this.url(path, { watch: 'true', ...query });
     const headers = this.headersFor({}, false);
     const ex: Exchange = { method: 'GET', url, requestHeaders: redact(headers), durationMs: 0, responseBody: '' };
     this.exchanges.push(ex);

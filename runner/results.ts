@@ -53,7 +53,8 @@ export interface RunSummary {
 export interface RunReport {
   tool: string;
   version: string;
-  target: { api?: string; embedded: boolean };
+  /** `metrics`: the component URLs given with `run --metrics` (`apiserver` is the API URL unless named). */
+  target: { api?: string; embedded: boolean; metrics?: Record<string, string> };
   runId: string;
   startedAt: string;
   durationMs: number;

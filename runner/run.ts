@@ -18,6 +18,11 @@ export const OWN_FINALIZER_PREFIX = 'conformance.orch.io/';
 export interface RunOptions {
   cases: readonly Case[];
   conn: TargetConnection;
+  /**
+   * Components' metrics and debug endpoints by name (`run --metrics name=url`); `apiserver`
+   * defaults to `conn`.
+   */
+  components?: Record<string, TargetConnection>;
   embedded: boolean;
   runId?: string;
   parallel?: number;
@@ -46,12 +51,14 @@ class Tracker {
 }
 
 export async function runCases(opts: RunOptions): Promise<RunReport> {
-  return runGroups([{ conn: opts.conn, gates: opts.gates, cases: opts.cases }], opts);
+  return runGroups([{ conn: opts.conn, components: opts.components, gates: opts.gates, cases: opts.cases }], opts);
 }
 
 /** Cases that run against one target, which has these feature gates. */
 export interface TargetGroup {
   conn: TargetConnection;
+  /** As RunOptions.components. */
+  components?: Record<string, TargetConnection>;
   gates: Record<string, boolean>;
   cases: readonly Case[];
 }
@@ -60,7 +67,7 @@ export interface TargetGroup {
  * One run over several targets (the embedded reference started once per feature-gate set), with
  * one run id, one set of reporters and one report, results in the order the groups list the cases.
  */
-export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOptions, 'conn' | 'gates' | 'cases'>): Promise<RunReport> {
+export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOptions, 'conn' | 'gates' | 'cases' | 'components'>): Promise<RunReport> {
   const runId = opts.runId ?? newRunId();
   const startedAt = new Date();
   const t0 = performance.now();
@@ -68,7 +75,9 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
   const namespace = `oc-${runId}`;
   const reporters = opts.reporters ?? [];
   const timeoutMs = opts.timeoutMs ?? 30_000;
-  const target = { api: groups[0]?.conn.baseUrl, embedded: opts.embedded };
+  const explicit = groups[0]?.components;
+  const target: RunReport['target'] = { api: groups[0]?.conn.baseUrl, embedded: opts.embedded };
+  if (explicit && Object.keys(explicit).length) target.metrics = Object.fromEntries(Object.entries(explicit).map(([k, c]) => [k, c.baseUrl]));
   const total = groups.reduce((n, g) => n + g.cases.length, 0);
   for (const r of reporters) r.start?.({ runId, target, total });
 
@@ -78,6 +87,7 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
     const offset = results.length;
     results.length += group.cases.length;
     const dispatcher = createDispatcher(group.conn);
+    const components = componentTargets(group, dispatcher);
     const tracker = new Tracker();
     const finish = (i: number, r: CaseResult) => {
       results[offset + i] = applyExpectation(r, opts.expectations);
@@ -96,13 +106,15 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
         const gateWhy = gateMismatch(c.gates, group.gates);
         if (gateWhy) { finish(i, resultOf(c, 'skipped', 0, gateWhy)); continue; }
         if (setupError && c.impact === 'namespaced') { finish(i, resultOf(c, 'errored', 0, setupError)); continue; }
-        finish(i, await runOne(c, { conn: group.conn, dispatcher, runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt }));
+        const missing = missingComponent(c, components);
+        if (missing) { finish(i, resultOf(c, 'skipped', 0, missing)); continue; }
+        finish(i, await runOne(c, { conn: group.conn, dispatcher, components, runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt }));
       }
     };
     const parallel = Math.max(1, Math.min(opts.parallel ?? availableParallelism(), group.cases.length || 1));
     await Promise.all(Array.from({ length: parallel }, worker));
     leaks.push(...await cleanUp(group.conn, dispatcher, tracker, runId));
-    await dispatcher.close().catch(() => undefined);
+    await Promise.all([...new Set([dispatcher, ...[...components.values()].map((t) => t.dispatcher)])].map((d) => d.close().catch(() => undefined)));
   }
 
   const report: RunReport = {
@@ -124,6 +136,7 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
 interface CaseEnv {
   conn: TargetConnection;
   dispatcher: Dispatcher;
+  components: ReadonlyMap<string, ComponentTarget>;
   runId: string;
   labels: Record<string, string>;
   namespace: string;
@@ -136,6 +149,7 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
   const ctrl = new AbortController();
   const signal = env.interrupt ? AbortSignal.any([ctrl.signal, env.interrupt]) : ctrl.signal;
   const api = new ApiClient(env.conn, env.dispatcher, signal);
+  const componentClients = new Map<string, ApiClient>();
   let seq = 0;
   const ctx: CaseContext = {
     api,
@@ -145,13 +159,24 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
     signal,
     uniqueName: (hint = 'x') => dnsName(`oc-${env.runId}-${c.id.split('.').slice(-2).join('-')}-${hint}-${seq++}`),
     track: (path) => env.tracker.add(path),
+    component: (name = DEFAULT_COMPONENT) => {
+      let client = componentClients.get(name);
+      if (!client) {
+        const t = env.components.get(name);
+        if (!t) throw new Error(`the run has no component "${name}": pass --metrics ${name}=<url> (and list it in the case's components)`);
+        client = new ApiClient(t.conn, t.dispatcher, signal, api.exchanges);
+        componentClients.set(name, client);
+      }
+      return client;
+    },
   };
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   // The deadline wins even over a case that ignores its signal: the run must always finish.
   const deadline = new Promise<'timeout' | 'interrupted'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), env.timeoutMs);
-    env.interrupt?.addEventListener('abort', () => resolve('interrupted'), { once: true });
+    // Removed once the case ends (ctrl aborts), so listeners do not pile up on the run's signal.
+    env.interrupt?.addEventListener('abort', () => resolve('interrupted'), { once: true, signal: ctrl.signal });
   });
   let status: CaseStatus = 'passed';
   let message = '';
@@ -180,6 +205,7 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
     clearTimeout(timer);
     ctrl.abort();
     api.closeAll();
+    for (const client of componentClients.values()) client.closeAll();
   }
   const r = resultOf(c, status, Math.round(performance.now() - started), message);
   r.expected = expected;
@@ -187,6 +213,31 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
   // Exchanges are what an auditor needs to see a failure; passes keep reports small.
   if (status === 'failed' || status === 'errored') r.exchanges = api.exchanges;
   return r;
+}
+
+/** The component a case reads when it names none: the control-plane API server. */
+export const DEFAULT_COMPONENT = 'apiserver';
+
+interface ComponentTarget {
+  conn: TargetConnection;
+  dispatcher: Dispatcher;
+}
+
+/** A group's components: `apiserver` on the API connection unless given, each with a connection pool. */
+function componentTargets(group: TargetGroup, apiDispatcher: Dispatcher): Map<string, ComponentTarget> {
+  const out = new Map<string, ComponentTarget>([[DEFAULT_COMPONENT, { conn: group.conn, dispatcher: apiDispatcher }]]);
+  for (const [name, conn] of Object.entries(group.components ?? {})) {
+    out.set(name, { conn, dispatcher: conn.baseUrl === group.conn.baseUrl ? apiDispatcher : createDispatcher(conn) });
+  }
+  return out;
+}
+
+/** Why a case cannot run for want of a component's endpoints, or undefined when it can. */
+function missingComponent(c: Case, components: ReadonlyMap<string, ComponentTarget>): string | undefined {
+  if (!c.needs.includes('metrics')) return undefined;
+  const absent = (c.components ?? [DEFAULT_COMPONENT]).filter((n) => !components.has(n));
+  if (absent.length === 0) return undefined;
+  return `needs the metrics and debug endpoints of ${absent.map((n) => `component "${n}"`).join(' and ')}: pass ${absent.map((n) => `--metrics ${n}=<url>`).join(' ')}`;
 }
 
 function resultOf(c: Case, status: CaseStatus, durationMs: number, message: string): CaseResult {

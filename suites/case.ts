@@ -6,8 +6,12 @@ import type { ApiClient } from '../runner/client.js';
 /** What a case may touch on the target: the dry run (`list`) shows it to operators. */
 export type Impact = 'read-only' | 'namespaced' | 'cluster-scoped';
 
-/** Which target URL a case needs. Later issues add 'agent', 'agent-socket' and 'metrics'. */
-export type TargetKind = 'api';
+/**
+ * Which target URL a case needs: 'api' the control-plane API, 'metrics' the metrics and debug
+ * endpoints of the components named in `components` (`run --metrics name=url`). Later issues add
+ * 'agent' and 'agent-socket'.
+ */
+export type TargetKind = 'api' | 'metrics';
 
 export interface CaseMeta {
   /** Stable dotted id, e.g. `api.storageclass.reclaim-policy.default`. */
@@ -23,6 +27,11 @@ export interface CaseMeta {
   readonly gates?: Readonly<Record<string, boolean>>;
   readonly impact: Impact;
   readonly needs: readonly TargetKind[];
+  /**
+   * For needs 'metrics': the components whose debug endpoints the case reads (default
+   * ['apiserver']). A run without one of them skips the case, saying which --metrics is missing.
+   */
+  readonly components?: readonly string[];
 }
 
 export interface CaseContext {
@@ -42,6 +51,13 @@ export interface CaseContext {
   track(path: string): void;
   /** Aborted when the case times out or the run is interrupted. */
   readonly signal: AbortSignal;
+  /**
+   * Client for a component's metrics and debug endpoints (`/metrics`, `/healthz`, `/statusz`, ...),
+   * at the URL given by `run --metrics <name>=<url>`; `apiserver` defaults to the API URL. It records
+   * its exchanges with those of `api`. Throws for a component the run does not have (the runner
+   * skips cases whose `components` it lacks, so only an undeclared name gets here).
+   */
+  component(name?: string): ApiClient;
 }
 
 export interface Case extends CaseMeta {

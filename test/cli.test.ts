@@ -12,6 +12,22 @@ const BIN = fileURLToPath(new URL('../bin/orch-conformance.js', import.meta.url)
 const cli = (args: string[], opts: Record<string, unknown> = {}) => execaNode(BIN, args, { reject: false, timeout: 120_000, ...opts });
 const tmp = () => mkdtempSync(join(tmpdir(), 'oc-cli-'));
 
+/** Starts `serve` on a free port (stopped at teardown); resolves once it printed its API URL. */
+async function startServe(t: { teardown(fn: () => void): void }) {
+  const serve = execaNode(BIN, ['serve', '--api-port', '0'], { reject: false });
+  t.teardown(() => { serve.kill('SIGTERM'); });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    serve.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /^api: (http:\/\/\S+)$/m.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    serve.on('exit', () => reject(new Error(`serve exited: ${out}`)));
+  });
+  return { serve, url };
+}
+
 t.test('run without --api: every case passes against the embedded reference, reports written', async (t) => {
   const dir = tmp();
   const r = await cli(['run', '--reporter', 'console', '--reporter', `json=${dir}/r.json`, '--reporter', `junit=${dir}/junit.xml`, '--reporter', `html=${dir}/report.html`, '--reporter', `markdown=${dir}/report.md`, '--reporter', `tap=${dir}/r.tap`]);
@@ -27,17 +43,7 @@ t.test('run without --api: every case passes against the embedded reference, rep
 });
 
 t.test('run --api against a separately started serve gives the same results', async (t) => {
-  const serve = execaNode(BIN, ['serve', '--api-port', '0'], { reject: false });
-  t.teardown(() => { serve.kill('SIGTERM'); });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    serve.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /^api: (http:\/\/\S+)$/m.exec(out);
-      if (m) resolve(m[1]);
-    });
-    serve.on('exit', () => reject(new Error(`serve exited: ${out}`)));
-  });
+  const { serve, url } = await startServe(t);
   const dir = tmp();
   const r = await cli(['run', '--api', url, '--reporter', `json=${dir}/r.json`]);
   t.equal(r.exitCode, 0, r.stderr);
@@ -92,6 +98,10 @@ t.test('bad usage exits 2 with a clear message', async (t) => {
     [['run', '--focus', 'matches-nothing-at-all'], /no case matches/],
     [['run', '--parallel', '0'], /--parallel/],
     [['run', '--expect', '/nonexistent/expect.yaml'], /--expect/],
+    [['run', '--metrics', 'agent=http://127.0.0.1:1'], /--metrics needs --api/],
+    [['run', '--metrics', 'nonsense'], /--metrics nonsense: want name=url/],
+    [['run', '--api', 'http://127.0.0.1:1', '--metrics', 'agent=ftp://x'], /must be http or https/],
+    [['run', '--api', 'http://127.0.0.1:1', '--metrics', 'agent=http://a', '--metrics', 'agent=http://b'], /component "agent" given twice/],
     [['frobnicate'], /Unknown|command/i],
   ] as const) {
     const r = await cli([...args]);
@@ -155,3 +165,24 @@ t.test('Ctrl-C stops the run, cleans up and exits 130', async (t) => {
   t.same(list.items.map((i: any) => i.metadata.name), [], 'what the run created was deleted');
 });
 
+
+t.test('run --metrics: components\' debug endpoints, serve\'s flags on /flagz, an unreachable component exits 3', async (t) => {
+  const { url } = await startServe(t);
+  const flagz = await (await fetch(`${url}/flagz`)).text();
+  t.match(flagz, /^\norch-apiserver flags\n.*\n\napi-port=0\n(.*\n)*feature-gates=\nhost=127\.0\.0\.1\n(.*\n)*storage=memory\n/, '/flagz shows the flags serve was started with, defaults and unset ones included');
+  const dir = tmp();
+  const r = await cli(['run', '--api', url, '--metrics', `apiserver=${url}`, '--suite', 'health,slis,statusz,flagz,debug-endpoints', '--reporter', `json=${dir}/r.json`]);
+  t.equal(r.exitCode, 0, r.stderr);
+  const report = JSON.parse(readFileSync(`${dir}/r.json`, 'utf8'));
+  t.same(report.target.metrics, { apiserver: url });
+  t.ok(report.summary.passed > 30);
+  t.ok(report.cases.filter((c: any) => c.status === 'skipped').every((c: any) => /needs feature gate Component(Statusz|Flagz)=false/.test(c.message)), 'only the gate-off cases are skipped');
+
+  const srv = createServer();
+  await new Promise<void>((res) => srv.listen(0, '127.0.0.1', res));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise<void>((res) => srv.close(() => res()));
+  const dead = await cli(['run', '--api', url, '--metrics', `agent=http://127.0.0.1:${port}`]);
+  t.equal(dead.exitCode, 3);
+  t.match(dead.stderr, /cannot reach component "agent" at http:\/\/127\.0\.0\.1:\d+.*Check --metrics agent=<url>/);
+});

@@ -16,7 +16,8 @@ function overridesFor(c: Case): Record<string, boolean> {
 }
 
 async function runOne(c: Case, baseUrl: string) {
-  const report = await runCases({ cases: [c], conn: { baseUrl }, embedded: false, gates: { ...defaultGates(), ...overridesFor(c) }, version: 'test', timeoutMs: 20_000 });
+  // The component's metrics and debug endpoints are at the same (proxied) URL as its API.
+  const report = await runCases({ cases: [c], conn: { baseUrl }, components: { apiserver: { baseUrl } }, embedded: false, gates: { ...defaultGates(), ...overridesFor(c) }, version: 'test', timeoutMs: 20_000 });
   return report.cases[0]!;
 }
 

@@ -189,3 +189,37 @@ t.test('probe: an unreachable target is a clear error; any HTTP answer is reacha
   t.teardown(() => { silent.closeAllConnections(); silent.close(); });
   await t.rejects(probeTarget({ baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` }, 300), { message: /no answer within 0.3s/ });
 });
+
+t.test('metrics targets: ctx.component reaches each named component, apiserver defaults to the API, missing ones skip', async (t) => {
+  // Two plain servers standing for an API server and an agent: each says who it is and what was asked.
+  const serve = (who: string) => createServer((q, s) => { s.setHeader('content-type', 'text/plain'); s.end(`${who} ${q.url} accept=${q.headers.accept ?? '(none)'}`); });
+  const api = serve('api');
+  const agent = serve('agent');
+  for (const s of [api, agent]) await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  t.teardown(() => { api.close(); agent.close(); });
+  const url = (s: typeof api) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  const seen: string[] = [];
+  const metricsBase = { ...base, needs: ['metrics'], impact: 'read-only' } as const;
+  const both = defineCase({
+    ...metricsBase, id: 'x.both', title: 'both', components: ['apiserver', 'agent'],
+    async run(ctx) {
+      seen.push((await ctx.component().get('/healthz', { headers: { accept: undefined } })).text);
+      seen.push((await ctx.component('agent').get('/metrics')).text);
+      fail('to see the exchanges', 'a', 'b');
+    },
+  });
+  const agentOnly = defineCase({ ...metricsBase, id: 'x.agent', title: 'agent', components: ['agent'], async run() {} });
+  const apiOnly = defineCase({ ...metricsBase, id: 'x.api', title: 'api', async run(ctx) { seen.push((await ctx.component().get('/statusz')).text); } });
+
+  const without = await runCases({ cases: [both, agentOnly, apiOnly], conn: { baseUrl: url(api) }, embedded: false, gates: parseGates(undefined), version: 't' });
+  t.same(without.cases.map((c) => c.status), ['skipped', 'skipped', 'passed']);
+  t.match(without.cases[0]!.message, /needs the metrics and debug endpoints of component "agent": pass --metrics agent=<url>/);
+  t.same(seen, [`api /statusz accept=application/json`], 'apiserver is the API URL when not given');
+  t.equal(without.target.metrics, undefined);
+
+  seen.length = 0;
+  const withAgent = await runCases({ cases: [both], conn: { baseUrl: url(api) }, components: { agent: { baseUrl: url(agent) } }, embedded: false, gates: parseGates(undefined), version: 't' });
+  t.same(seen, ['api /healthz accept=(none)', 'agent /metrics accept=application/json']);
+  t.same(withAgent.cases[0]!.exchanges.map((e) => e.url), [`${url(api)}/healthz`, `${url(agent)}/metrics`], 'one exchange log for the case, in order');
+  t.same(withAgent.target.metrics, { agent: url(agent) });
+});

@@ -4,6 +4,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiHandler } from './handler.js';
+import { ApiServerMetrics } from './metrics.js';
+import { apiServerEndpoints, type ApiServerIdentity } from './debug-endpoints.js';
 import { Registry } from './registry.js';
 import type { ResourceStrategy } from './strategy.js';
 import { INITIAL_NAMESPACES, NamespaceController, NamespaceLifecycle, namespaceStrategy } from '../resources/namespace.js';
@@ -17,11 +19,17 @@ export interface ApiServerOptions {
   readonly host?: string;
   readonly port?: number;
   readonly minWatchTimeoutSeconds?: number;
+  /** Validity of list continue tokens in seconds (default 300). */
+  readonly continueTtlSeconds?: number;
+  /** Period of watch BOOKMARK events in seconds (default 60). */
+  readonly bookmarkIntervalSeconds?: number;
   readonly log?: (message: string, err?: unknown) => void;
   /** Default: release 1.37 defaults. */
   readonly featureGates?: FeatureGates;
   /** Controllers of the served resources (beyond the namespace controller), started once serving. */
   readonly controllers?: readonly ControllerFactory[];
+  /** Flags, configuration and test-only health faults for the metrics and debug endpoints. */
+  readonly identity?: ApiServerIdentity;
 }
 
 /** An in-process controller: started after the registry exists, stopped on close. */
@@ -37,6 +45,8 @@ export interface RunningApiServer {
   readonly url: string;
   readonly registry: Registry;
   readonly handler: ApiHandler;
+  /** /metrics and the request metrics. */
+  readonly metrics: ApiServerMetrics;
   close(): Promise<void>;
 }
 
@@ -50,6 +60,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   registry = new Registry(opts.storage, strategies, lifecycle, opts.featureGates);
 
   const nsStore = registry.byGroupResource('', 'namespaces')!;
+  let registered = false;
   for (const name of INITIAL_NAMESPACES) {
     try {
       await nsStore.get('', name);
@@ -61,10 +72,21 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     new NamespaceController(registry, opts.storage, 200, log),
     ...(opts.controllers ?? []).map((make) => make(registry!, opts.storage, log)),
   ];
+  registered = true;
+  let controllersStarted = false;
   for (const c of controllers) await c.start();
+  controllersStarted = true;
 
-  const handler = new ApiHandler({ registry, minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds, log });
-  const server: Server = createServer({ keepAliveTimeout: 5000 }, handler.handle);
+  let shuttingDown = false;
+  const metrics = new ApiServerMetrics(registry.gates, registry);
+  const endpoints = apiServerEndpoints({
+    ...opts.identity,
+    featureGates: registry.gates,
+    metrics: { handle: (req, res) => metrics.component.serve(req, res) },
+    state: { storage: opts.storage, registered: () => registered, controllersStarted: () => controllersStarted, shuttingDown: () => shuttingDown },
+  });
+  const handler = new ApiHandler({ registry, minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, log, endpoints });
+  const server: Server = createServer({ keepAliveTimeout: 5000 }, metrics.instrument(handler.handle));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
@@ -80,8 +102,10 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     url: `http://${host}:${addr.port}`,
     registry,
     handler,
+    metrics,
     close: () =>
       (closing ??= (async () => {
+        shuttingDown = true;
         for (const c of controllers) c.stop();
         handler.closeWatches();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

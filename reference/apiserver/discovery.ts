@@ -88,12 +88,13 @@ function resourceEntry(store: ResourceStore, servedVerbs: ReadonlySet<Verb>): Re
   return entry;
 }
 
-export function rootPaths(registry: Registry): unknown {
+/** `debugPaths`: the metrics and debug endpoints served beside the API (default: the health endpoints). */
+export function rootPaths(registry: Registry, debugPaths: readonly string[] = ['/healthz', '/livez', '/readyz']): unknown {
   const paths = ['/api', '/api/v1', '/apis'];
   for (const g of registry.groups()) {
     paths.push(`/apis/${g.group}`);
     for (const v of g.versions) paths.push(`/apis/${g.group}/${v}`);
   }
-  paths.push('/healthz', '/livez', '/readyz', '/version');
-  return { paths };
+  paths.push(...debugPaths, '/openapi/v3', '/version');
+  return { paths: [...new Set(paths)].sort() };
 }

@@ -13,7 +13,6 @@ import {
 import {
   badRequest,
   internal,
-  invalidOptions,
   isStatusError,
   methodNotAllowed,
   pathNotFound,
@@ -30,14 +29,22 @@ import {
   readBody,
   type OutputFormat,
 } from './negotiation.js';
-import { parseBool, parseListQuery, refuseUnimplemented } from './options.js';
-import { applyPatch, patchType } from './patch.js';
-import { fieldErrors } from './field-errors.js';
+import { parseBool, parseListQuery, type ListQuery } from './options.js';
+import { ContinueTokens } from './continue-token.js';
+import { listResponse } from './list-response.js';
+import { DEFAULT_BOOKMARK_INTERVAL_MS } from './list-watch.js';
+import { parseListSelectors } from './selectors.js';
+import { APPLY_PATCH, applyPatch, applyToStore, fieldOwner, forceParam, patchOptionErrors, patchType, writeFieldManagerErrors } from './patch.js';
+import { writeOptions } from './write-options.js';
+import { serveOpenApi } from './openapi.js';
+import type { FieldValidator } from './field-validation.js';
+import { readDeleteOptions, storeDeleteOptions, unsafeDeleteStatus, validateDeleteOptions, type RequestDeleteOptions } from './delete-options.js';
 import type { Registry } from './registry.js';
 import { isPlainObject } from './schema.js';
-import type { DeleteOptions, ResourceStore, WatchEvent } from './store.js';
+import type { ResourceStore, WatchEvent } from './store.js';
 import type { ApiObject, Verb } from './strategy.js';
 import { isStorageError, type WatchHandle } from '../storage/types.js';
+import type { ComponentEndpoints } from '../observability/component-endpoints.js';
 
 /** Verbs this handler implements; discovery advertises only these. */
 export const SERVED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -49,6 +56,12 @@ export interface HandlerOptions {
   readonly minWatchTimeoutSeconds?: number;
   /** Where unexpected failures (500s) are reported. */
   readonly log?: (message: string, err?: unknown) => void;
+  /** How long a list's continue tokens stay valid (default 300). */
+  readonly continueTtlSeconds?: number;
+  /** Period of BOOKMARK events on watches with allowWatchBookmarks (default 60; 0: none). */
+  readonly bookmarkIntervalSeconds?: number;
+  /** The metrics and debug endpoints (/healthz, /readyz, /statusz, ...); without them /healthz, /livez, /readyz answer a bare `ok`. */
+  readonly endpoints?: ComponentEndpoints;
 }
 
 /** A watch whose client reads slower than this much buffered output is cut off. */
@@ -76,12 +89,18 @@ export class ApiHandler {
   private readonly minWatchTimeoutSeconds: number;
   private readonly log: (message: string, err?: unknown) => void;
   private readonly watches = new Set<ActiveWatch>();
+  private readonly continueTokens: ContinueTokens;
+  private readonly bookmarkIntervalMs: number;
+  private readonly endpoints?: ComponentEndpoints;
 
   constructor(opts: HandlerOptions) {
     this.registry = opts.registry;
+    this.endpoints = opts.endpoints;
     this.maxBodyBytes = opts.maxBodyBytes ?? MAX_BODY_BYTES;
     this.minWatchTimeoutSeconds = opts.minWatchTimeoutSeconds ?? 1800;
     this.log = opts.log ?? ((m, e) => console.error(`[reference] ${m}`, e ?? ''));
+    this.continueTokens = new ContinueTokens(opts.continueTtlSeconds !== undefined ? opts.continueTtlSeconds * 1000 : undefined);
+    this.bookmarkIntervalMs = opts.bookmarkIntervalSeconds !== undefined ? opts.bookmarkIntervalSeconds * 1000 : DEFAULT_BOOKMARK_INTERVAL_MS;
   }
 
   /** The node:http request listener. */
@@ -105,9 +124,11 @@ export class ApiHandler {
   private async route(req: IncomingMessage, res: ServerResponse, rawPath: string, ctx: RequestContext): Promise<void> {
     const segs = splitPath(rawPath);
     const [a, b, c, d] = segs;
-    if (segs.length === 0) return this.discovery(req, res, ctx, () => rootPaths(this.registry));
+    if (segs.length === 0) return this.discovery(req, res, ctx, () => rootPaths(this.registry, this.endpoints?.listedPaths()));
+    if (this.endpoints && (await this.endpoints.handle(req, res, `/${segs.join('/')}`, ctx.query))) return;
     if (segs.length === 1 && (a === 'healthz' || a === 'livez' || a === 'readyz')) return this.health(req, res);
     if (segs.length === 1 && a === 'version') return this.discovery(req, res, ctx, () => versionInfo());
+    if (a === 'openapi') return serveOpenApi(req, res, this.registry, segs.slice(1), SERVED_VERBS);
     if (a === 'api' && this.registry.servesGroupVersion('', 'v1')) {
       if (segs.length === 1) return this.discovery(req, res, ctx, () => apiVersions(serverAddress(req)));
       if (b === 'v1') {
@@ -151,7 +172,6 @@ export class ApiHandler {
   ): Promise<void> {
     const rr = this.parseResourcePath(group, version, parts);
     if (!rr) throw pathNotFound();
-    refuseUnimplemented(ctx.query);
     const s = rr.store.strategy;
     const method = req.method ?? 'GET';
     const allows = (v: Verb): boolean => s.verbs.includes(v) && SERVED_VERBS.has(v);
@@ -250,28 +270,29 @@ export class ApiHandler {
     this.negotiate(req, ctx, q.watch);
     if (q.watch) {
       if (!rr.store.strategy.verbs.includes('watch')) throw methodNotAllowed();
-      return this.watch(res, ctx, rr, q.resourceVersion, q.timeoutSeconds);
+      return this.watch(res, ctx, rr, q);
     }
     if (!rr.store.strategy.verbs.includes('list')) throw methodNotAllowed();
-    const listed = await rr.store.list(rr.namespace || undefined, {
-      resourceVersion: q.resourceVersion,
-      resourceVersionMatch: q.resourceVersionMatch,
-    });
-    this.send(res, ctx, 200, this.listBody(rr.store, listed.items, listed.resourceVersion));
+    const predicate = parseListSelectors(ctx.query, rr.store.strategy, rr.store.gates);
+    this.send(res, ctx, 200, await listResponse(rr.store, rr.namespace || undefined, q, predicate, this.continueTokens));
   }
 
   private async create(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
+    const opts = writeOptions(ctx.query, 'CreateOptions', rr.store.strategy, writeFieldManagerErrors(ctx.query));
     this.negotiate(req, ctx, false);
-    const body = await this.readObject(req, res, rr.store);
-    const { object, unknownFields } = await rr.store.create(rr.namespace, body);
-    this.send(res, ctx, 201, object, unknownFieldWarnings(unknownFields));
+    const body = await this.readObject(req, res, rr.store, opts.fields);
+    const owner = fieldOwner(ctx.query, req.headers['user-agent']);
+    const { object } = await rr.store.create(rr.namespace, body, { dryRun: opts.dryRun, owner });
+    this.send(res, ctx, 201, object, opts.fields.warningHeaders());
   }
 
   private async update(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
+    const opts = writeOptions(ctx.query, 'UpdateOptions', rr.store.strategy, writeFieldManagerErrors(ctx.query));
     this.negotiate(req, ctx, false);
-    const body = await this.readObject(req, res, rr.store);
-    const result = await rr.store.update(rr.namespace, rr.name!, body, { subresource: rr.subresource });
-    this.send(res, ctx, result.created ? 201 : 200, result.object, unknownFieldWarnings(result.unknownFields));
+    const body = await this.readObject(req, res, rr.store, opts.fields);
+    const owner = fieldOwner(ctx.query, req.headers['user-agent']);
+    const result = await rr.store.update(rr.namespace, rr.name!, body, { subresource: rr.subresource, dryRun: opts.dryRun, owner });
+    this.send(res, ctx, result.created ? 201 : 200, result.object, opts.fields.warningHeaders());
   }
 
   /**
@@ -282,27 +303,35 @@ export class ApiHandler {
   private async patch(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
     this.negotiate(req, ctx, false);
     const type = patchType(req.headers['content-type']);
-    if (ctx.query.get('force')) {
-      throw invalidOptions('PatchOptions', [fieldErrors.forbidden('force', 'may not be specified for non-apply patch')]);
-    }
+    const opts = writeOptions(ctx.query, 'PatchOptions', rr.store.strategy, patchOptionErrors(ctx.query, type));
     const raw = (await readBody(req, res, this.maxBodyBytes)).toString('utf8');
+    const owner = fieldOwner(ctx.query, req.headers['user-agent']);
+    if (type === APPLY_PATCH) {
+      // Server-side apply (apply.ts): may create the object (201).
+      const applied = await applyToStore(rr.store, {
+        namespace: rr.namespace, name: rr.name!, subresource: rr.subresource, raw, manager: owner.manager, force: forceParam(ctx.query), dryRun: opts.dryRun,
+      });
+      return this.send(res, ctx, applied.created ? 201 : 200, applied.object, opts.fields.warningHeaders());
+    }
     let doc: unknown;
     try {
       doc = JSON.parse(raw);
     } catch (err) {
       throw badRequest(`error decoding patch: ${(err as Error).message}`);
     }
+    opts.fields.checkPatchDocument(raw, type);
     const s = rr.store.strategy;
     const pinned = isPlainObject(doc) && isPlainObject(doc['metadata']) && typeof doc['metadata']['resourceVersion'] === 'string';
     for (let attempt = 1; ; attempt++) {
       const current = await rr.store.get(rr.namespace, rr.name!);
-      const patched = applyPatch(type, current as unknown as Record<string, unknown>, doc, s.groupKind, rr.name!);
+      const patched = applyPatch(type, current as unknown as Record<string, unknown>, doc, s, rr.name!);
       checkTypeMeta(patched, s.apiVersion, s.kind);
       const meta = isPlainObject(patched['metadata']) ? patched['metadata'] : (patched['metadata'] = {});
       if (!pinned) meta['resourceVersion'] = current.metadata.resourceVersion;
+      opts.fields.checkPatched(patched);
       try {
-        const result = await rr.store.update(rr.namespace, rr.name!, patched, { subresource: rr.subresource });
-        return this.send(res, ctx, 200, result.object, unknownFieldWarnings(result.unknownFields));
+        const result = await rr.store.update(rr.namespace, rr.name!, patched, { subresource: rr.subresource, dryRun: opts.dryRun, owner });
+        return this.send(res, ctx, 200, result.object, opts.fields.warningHeaders());
       } catch (err) {
         if (pinned || attempt >= 8 || !isStatusError(err) || err.status.reason !== 'Conflict') throw err;
       }
@@ -311,26 +340,32 @@ export class ApiHandler {
 
   private async delete(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
     this.negotiate(req, ctx, false);
-    const opts = await this.readDeleteOptions(req, res);
+    const opts = await this.readDeleteOptions(req, res, ctx.query, rr.store, false);
     const s = rr.store.strategy;
-    const { object, deleted } = await rr.store.delete(rr.namespace, rr.name!, opts);
+    if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
+      await rr.store.unsafeDelete(rr.namespace, rr.name!);
+      return this.send(res, ctx, 200, unsafeDeleteStatus(rr.name!, s.kind));
+    }
+    const { object, deleted } = await rr.store.delete(rr.namespace, rr.name!, storeDeleteOptions(opts));
     // Kinds that answer with a Status still return the object while finalizers hold it (upstream).
     const body =
       s.deleteResponse === 'object' || !deleted
         ? object
         : successStatus({ name: object.metadata.name, group: s.group, kind: s.resource, uid: object.metadata.uid });
-    this.send(res, ctx, 200, body);
+    // Upstream: 202 when the object stays and orphanDependents=false asked for cascading deletion.
+    this.send(res, ctx, !deleted && opts.orphanDependents === false ? 202 : 200, body);
   }
 
   private async deleteCollection(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
     const q = parseListQuery(ctx.query, false);
     this.negotiate(req, ctx, false);
-    await this.readDeleteOptions(req, res);
+    const del = storeDeleteOptions(await this.readDeleteOptions(req, res, ctx.query, rr.store, true));
     const s = rr.store.strategy;
     const result = await rr.store.deleteCollection(rr.namespace || undefined, {
       resourceVersion: q.resourceVersion,
       resourceVersionMatch: q.resourceVersionMatch,
-    });
+      predicate: parseListSelectors(ctx.query, s, rr.store.gates),
+    }, del);
     const body =
       s.deleteCollectionResponse === 'list'
         ? this.listBody(rr.store, result.items, result.resourceVersion)
@@ -342,9 +377,10 @@ export class ApiHandler {
     res: ServerResponse,
     ctx: RequestContext,
     rr: ResourceRequest,
-    resourceVersion: string | undefined,
-    timeoutSeconds: number | undefined,
+    q: ListQuery,
   ): Promise<void> {
+    const predicate = parseListSelectors(ctx.query, rr.store.strategy, rr.store.gates);
+    const timeoutSeconds = q.timeoutSeconds;
     const seconds = timeoutSeconds && timeoutSeconds > 0 ? timeoutSeconds : this.minWatchTimeoutSeconds * (1 + Math.random());
     // Events that arrive while the watch is being set up wait here, so that a setup failure can
     // still be answered with a plain error status instead of a half-written stream.
@@ -353,7 +389,14 @@ export class ApiHandler {
     let active: ActiveWatch | undefined;
     const handle: WatchHandle = await rr.store.watch(
       rr.namespace || undefined,
-      { resourceVersion, name: rr.watchPath ? rr.name : undefined },
+      {
+        resourceVersion: q.resourceVersion,
+        name: rr.watchPath ? rr.name : undefined,
+        predicate,
+        sendInitialEvents: q.sendInitialEvents,
+        allowWatchBookmarks: q.allowWatchBookmarks,
+        bookmarkIntervalMs: this.bookmarkIntervalMs,
+      },
       {
         event: (ev: WatchEvent) => {
           const line = JSON.stringify(ev) + '\n';
@@ -389,33 +432,26 @@ export class ApiHandler {
   }
 
   /** Reads and decodes a create/update body, checking its apiVersion and kind against the endpoint. */
-  private async readObject(req: IncomingMessage, res: ServerResponse, store: ResourceStore): Promise<Record<string, unknown>> {
+  private async readObject(req: IncomingMessage, res: ServerResponse, store: ResourceStore, fields?: FieldValidator): Promise<Record<string, unknown>> {
     const format = inputFormat(req.headers['content-type']);
-    const body = parseObjectBody(await readBody(req, res, this.maxBodyBytes), format);
+    const raw = await readBody(req, res, this.maxBodyBytes);
+    const body = parseObjectBody(raw, format);
     checkTypeMeta(body, store.strategy.apiVersion, store.strategy.kind);
+    fields?.checkBody(raw, format);
     return body;
   }
 
-  /** DeleteOptions from an optional body; only preconditions are acted on so far. */
-  private async readDeleteOptions(req: IncomingMessage, res: ServerResponse): Promise<DeleteOptions> {
-    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-    if (!hasBody) return {};
-    const format = inputFormat(req.headers['content-type']);
-    const raw = await readBody(req, res, this.maxBodyBytes);
-    if (raw.length === 0) return {};
-    const body = parseObjectBody(raw, format);
-    const kind = typeMetaField(body, 'kind');
-    if (kind && kind !== 'DeleteOptions') throw badRequest(`the kind in the data (${kind}) does not match the expected kind (DeleteOptions)`);
-    const pre = body['preconditions'];
-    if (pre === undefined || pre === null) return {};
-    if (!isPlainObject(pre)) throw badRequest('json: cannot unmarshal into Go struct field DeleteOptions.preconditions of type v1.Preconditions');
-    const str = (k: string): string | undefined => {
-      const v = pre[k];
-      if (v === undefined || v === null) return undefined;
-      if (typeof v !== 'string') throw badRequest(`json: cannot unmarshal into Go struct field Preconditions.preconditions.${k} of type string`);
-      return v;
-    };
-    return { preconditions: { uid: str('uid'), resourceVersion: str('resourceVersion') } };
+  /** DeleteOptions from the body, or else the query (as upstream), validated (delete-options.ts). */
+  private async readDeleteOptions(
+    req: IncomingMessage,
+    res: ServerResponse,
+    query: URLSearchParams,
+    store: ResourceStore,
+    collection: boolean,
+  ): Promise<RequestDeleteOptions> {
+    const opts = await readDeleteOptions(req, res, query, this.maxBodyBytes, store.strategy.apiVersion);
+    validateDeleteOptions(opts, { collection });
+    return opts;
   }
 
   private negotiate(req: IncomingMessage, ctx: RequestContext, stream: boolean): OutputFormat {
@@ -517,12 +553,15 @@ function splitPath(rawPath: string): string[] {
   return out;
 }
 
-/** Upstream isPrettyPrint: the `pretty` parameter, else browsers and command-line HTTP tools. */
+/**
+ * Upstream isPrettyPrint: the `pretty` parameter, else browsers and command-line HTTP tools (curl,
+ * Wget, and, for spec §4.3's "command-line HTTP tool", HTTPie too).
+ */
 function isPretty(query: URLSearchParams, userAgent: string | undefined): boolean {
   const p = query.get('pretty');
   if (p) return parseBool(p) ?? false;
   const ua = userAgent ?? '';
-  return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
+  return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0') || ua.startsWith('HTTPie');
 }
 
 function typeMetaField(body: Record<string, unknown>, field: 'apiVersion' | 'kind'): string | undefined {
@@ -533,11 +572,6 @@ function typeMetaField(body: Record<string, unknown>, field: 'apiVersion' | 'kin
     throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goType} into Go struct field .${field} of type string`);
   }
   return v;
-}
-
-function unknownFieldWarnings(fields: readonly string[]): Record<string, string[]> | undefined {
-  if (fields.length === 0) return undefined;
-  return { Warning: fields.map((f) => `299 - ${JSON.stringify(`unknown field ${JSON.stringify(f)}`)}`) };
 }
 
 function serverAddress(req: IncomingMessage): string {

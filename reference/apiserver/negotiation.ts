@@ -170,8 +170,9 @@ export function parseObjectBody(raw: Buffer, format: BodyFormat): Record<string,
     }
   } else {
     try {
-      // Through JSON so the result holds only JSON values (no YAML-only types).
-      value = JSON.parse(JSON.stringify(YAML.parse(text, { maxAliasCount: 100 }) ?? null));
+      // Through JSON so the result holds only JSON values (no YAML-only types). Duplicate keys: the
+      // last wins, as upstream decodes YAML; fieldValidation reports them (field-validation.ts).
+      value = JSON.parse(JSON.stringify(YAML.parse(text, { maxAliasCount: 100, uniqueKeys: false }) ?? null));
     } catch (err) {
       throw badRequest(`couldn't get version/kind; yaml parse error: ${(err as Error).message.split('\n')[0]}`);
     }

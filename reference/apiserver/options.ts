@@ -1,6 +1,5 @@
 // Query parameters of list and watch (upstream metainternalversion.ListOptions and its validation).
-// Parameters the server does not act on yet (labelSelector, fieldSelector, limit, continue,
-// sendInitialEvents, allowWatchBookmarks) are accepted and ignored, which the spec allows for limit.
+// Selectors are parsed by selectors.ts, continue tokens by continue-token.ts.
 import { badRequest, invalidOptions } from './errors.js';
 import { fieldErrors, type FieldError } from './field-errors.js';
 
@@ -9,6 +8,13 @@ export interface ListQuery {
   readonly resourceVersion?: string;
   readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
   readonly timeoutSeconds?: number;
+  /** Page size of a list; absent or 0: everything. */
+  readonly limit?: number;
+  /** The continue token of a list. */
+  readonly continue?: string;
+  readonly allowWatchBookmarks?: boolean;
+  /** As given: undefined leaves the default to the watch (spec §4.3). */
+  readonly sendInitialEvents?: boolean;
 }
 
 /** Go's strconv.ParseBool. */
@@ -58,8 +64,8 @@ export function parseListQuery(q: URLSearchParams, watchPath: boolean): ListQuer
   const sendInitialEvents = boolParam(q, 'sendInitialEvents');
   const cont = q.get('continue') || undefined;
   const timeoutSeconds = intParam(q, 'timeoutSeconds');
-  intParam(q, 'limit');
-  boolParam(q, 'allowWatchBookmarks');
+  const limit = intParam(q, 'limit');
+  const allowWatchBookmarks = boolParam(q, 'allowWatchBookmarks');
 
   const errs: FieldError[] = [];
   const at = 'resourceVersionMatch';
@@ -74,6 +80,9 @@ export function parseListQuery(q: URLSearchParams, watchPath: boolean): ListQuer
       if (match !== 'NotOlderThan') errs.push(fieldErrors.notSupported(at, match, ['NotOlderThan']));
       if (cont) errs.push(fieldErrors.forbidden(at, 'resourceVersionMatch is forbidden when continue is provided'));
     }
+    // Spec §4.3: continue and limit are not supported with watch=true; refused rather than ignored.
+    if (cont) errs.push(fieldErrors.forbidden('continue', 'continue is not supported when watch is true'));
+    if (limit !== undefined && limit > 0) errs.push(fieldErrors.forbidden('limit', 'limit is not supported when watch is true'));
   } else {
     if (match) {
       if (!resourceVersion) errs.push(fieldErrors.forbidden(at, 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
@@ -91,18 +100,9 @@ export function parseListQuery(q: URLSearchParams, watchPath: boolean): ListQuer
     resourceVersion,
     resourceVersionMatch: match as ListQuery['resourceVersionMatch'],
     timeoutSeconds,
+    limit,
+    continue: cont,
+    allowWatchBookmarks,
+    sendInitialEvents,
   };
-}
-
-/**
- * Parameters whose effect this server does not implement yet. Ignoring them would answer another
- * question than the one asked (an unfiltered list) or act on more than asked (a delete collection
- * without its selector, a dry run that persists), so they are refused until they are built.
- */
-const NOT_YET_IMPLEMENTED = ['labelSelector', 'fieldSelector', 'continue', 'dryRun'] as const;
-
-export function refuseUnimplemented(q: URLSearchParams): void {
-  for (const name of NOT_YET_IMPLEMENTED) {
-    if (q.get(name)) throw badRequest(`the ${name} parameter is not supported by this server yet`);
-  }
 }

@@ -6,11 +6,9 @@ import {
   badRequest,
   conflict,
   expired,
-  internal,
   invalid,
   notFound,
   tooLargeResourceVersion,
-  tooOldResourceVersion,
   type Status,
   StatusError,
 } from './errors.js';
@@ -18,8 +16,11 @@ import { deepEqual, fieldErrors, nameIsDNSSubdomain, type FieldError } from './f
 import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import { isPlainObject, normalizeObject, objectMetaSchema, type Properties } from './schema.js';
 import { resolveStrategy, type ApiObject, type ResolvedStrategy, type ResourceStrategy } from './strategy.js';
-import { isStorageError, type KeyValue, type Storage, type StorageEvent, type WatchHandle } from '../storage/types.js';
+import { isStorageError, StorageError, type KeyValue, type Storage, type WatchHandle } from '../storage/types.js';
 import { FeatureGates } from '../features.js';
+import { recordWrite, type FieldOwner } from './managed-fields.js';
+import { readPage, watchCollection, type CollectionView, type CollectionWatchOptions, type ObjectPredicate } from './list-watch.js';
+import { checkDeletePreconditions, corruptObject, garbageCollectionFinalizers, markAsDeleting, notCorruptError } from './delete-options.js';
 
 /** Hooks run before a create is validated (upstream mutating admission), e.g. namespace lifecycle. */
 export interface Admission {
@@ -37,15 +38,31 @@ export interface StoreOptions {
 export interface ListOptions {
   readonly resourceVersion?: string;
   readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+  /** Only the objects it selects (label, field and shard selectors: selectors.ts). */
+  readonly predicate?: ObjectPredicate;
+  /** Page size (list-watch.ts); with more left the result carries `nextKey`. */
+  readonly limit?: number;
+  /** Continues a paged list at a snapshot revision (0: the current one) from a key relative to the collection. */
+  readonly continueFrom?: { readonly revision: number; readonly startKey: string };
 }
 
 export interface ListResult {
   readonly items: ApiObject[];
   readonly resourceVersion: string;
+  /** Keys remain: where the next page starts, relative to the collection prefix. */
+  readonly nextKey?: string;
+  /** Objects after this page (only when no selector filters). */
+  readonly remainingItemCount?: number;
 }
 
 export interface DeleteOptions {
   readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+  /** dryRun=All: everything up to the storage write, which is skipped (dry-run.ts). */
+  readonly dryRun?: boolean;
+  /** Validated (see delete-options.ts); no kind here deletes gracefully, so it only passes through. */
+  readonly gracePeriodSeconds?: number;
+  readonly orphanDependents?: boolean;
+  readonly propagationPolicy?: string;
 }
 
 export interface WriteResult {
@@ -54,7 +71,7 @@ export interface WriteResult {
   readonly unknownFields: readonly string[];
 }
 
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'ERROR';
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 export interface WatchEvent {
   readonly type: WatchEventType;
@@ -67,7 +84,7 @@ export interface WatchSink {
   close(): void;
 }
 
-export interface WatchOptions {
+export interface WatchOptions extends Omit<CollectionWatchOptions, 'onlyKey'> {
   readonly resourceVersion?: string;
   /** Only this object (the `/watch/.../<name>` form). */
   readonly name?: string;
@@ -120,6 +137,11 @@ export class ResourceStore {
   private readonly prefix: string;
   private readonly properties: Properties;
   readonly gates: FeatureGates;
+  /**
+   * Set while a garbage collector runs (upstream EnableGarbageCollection): only then does a delete
+   * add the `orphan` / `foregroundDeletion` finalizers, which nothing else would ever remove.
+   */
+  garbageCollection = false;
 
   constructor(opts: StoreOptions) {
     this.strategy = resolveStrategy(opts.strategy);
@@ -140,7 +162,8 @@ export class ResourceStore {
     return this.strategy.namespaced ? `${this.prefix}${namespace}/${name}` : `${this.prefix}${name}`;
   }
 
-  async create(namespace: string, body: Record<string, unknown>): Promise<WriteResult> {
+  /** `dryRun`: everything but the storage write; the would-be object comes back without resourceVersion. */
+  async create(namespace: string, body: Record<string, unknown>, opts: { dryRun?: boolean; owner?: FieldOwner } = {}): Promise<WriteResult> {
     const s = this.strategy;
     const { obj, unknownFields } = this.normalizeBody(body);
     const meta = obj.metadata;
@@ -165,12 +188,14 @@ export class ResourceStore {
     meta.generation = 1;
     const generated = !meta.name && !!meta.generateName;
     if (generated) meta.name = generateName(meta.generateName!);
+    recordWrite(s, undefined, obj, opts.owner);
 
     const errs = this.validate(obj);
     if (errs.length) throw invalid(s.groupKind, meta.name ?? '', errs);
 
     for (let attempt = 1; ; attempt++) {
       try {
+        if (opts.dryRun) return { object: await this.wouldCreate(this.key(namespace, meta.name!), obj), unknownFields };
         const kv = await this.storage.create(this.key(namespace, meta.name!), this.encode(obj));
         return { object: this.decode(kv), unknownFields };
       } catch (err) {
@@ -195,7 +220,7 @@ export class ResourceStore {
     namespace: string,
     name: string,
     body: Record<string, unknown>,
-    opts: { subresource?: 'status' } = {},
+    opts: { subresource?: 'status'; dryRun?: boolean; owner?: FieldOwner } = {},
   ): Promise<WriteResult & { created: boolean }> {
     const s = this.strategy;
     const { obj, unknownFields } = this.normalizeBody(body);
@@ -227,7 +252,7 @@ export class ResourceStore {
       const current = await this.storage.get(key);
       if (!current) {
         if (!s.allowCreateOnUpdate || opts.subresource || requestedRV !== 0) throw notFound(s.groupResource, name);
-        const created = await this.create(namespace, body);
+        const created = await this.create(namespace, body, { dryRun: opts.dryRun, owner: opts.owner });
         return { ...created, created: true };
       }
       if (requestedRV !== 0 && requestedRV !== current.modRevision) throw conflict(s.groupResource, name);
@@ -238,6 +263,8 @@ export class ResourceStore {
       const statusOnly = opts.subresource === 'status';
       const next = statusOnly ? this.statusUpdate(obj, old) : obj;
       this.prepareUpdate(next, old, statusOnly);
+      // managedFields: kept across writes, this write recorded for its manager (managed-fields.ts).
+      recordWrite(s, old, next, opts.owner, opts.subresource);
 
       const errs = [...this.validate(next), ...validateObjectMetaUpdate(next.metadata, old.metadata)];
       if (s.validateUpdate) errs.push(...s.validateUpdate(next, old));
@@ -249,6 +276,7 @@ export class ResourceStore {
       if (deepEqual(next, old)) return { object: old, unknownFields, created: false };
 
       try {
+        if (opts.dryRun) return { object: this.wouldUpdate(next, old), unknownFields, created: false };
         if (old.metadata.deletionTimestamp && !this.deletionPending(next)) {
           // The last finalizer is gone: the object goes away instead of being written.
           const kv = await this.storage.delete(key, current.modRevision);
@@ -275,30 +303,24 @@ export class ResourceStore {
       const current = await this.storage.get(key);
       if (!current) throw notFound(s.groupResource, name);
       const old = this.decode(current);
-      const pre = opts.preconditions;
-      if (pre?.uid !== undefined && pre.uid !== old.metadata.uid) {
-        throw conflict(s.groupResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
-      }
-      if (pre?.resourceVersion !== undefined && pre.resourceVersion !== old.metadata.resourceVersion) {
-        throw conflict(
-          s.groupResource,
-          name,
-          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
-        );
-      }
+      checkDeletePreconditions(old, opts.preconditions, s);
       const refused = s.checkDelete?.(old);
       if (refused) throw refused;
       try {
-        if (this.deletionPending(old)) {
-          if (old.metadata.deletionTimestamp) return { object: old, deleted: false };
-          const marked = this.decode(current);
-          marked.metadata.deletionTimestamp = nowRFC3339();
-          marked.metadata.deletionGracePeriodSeconds = 0;
-          if ((marked.metadata.generation ?? 0) > 0) marked.metadata.generation! += 1;
-          s.prepareForDeletion?.(marked);
+        const marked = this.decode(current);
+        // Orphan / Foreground are finalizers the garbage collector acts on (delete-options.ts).
+        const gcFinalizers = this.garbageCollection ? garbageCollectionFinalizers(marked.metadata.finalizers, opts) : undefined;
+        if (gcFinalizers) {
+          if (gcFinalizers.length) marked.metadata.finalizers = gcFinalizers;
+          else delete marked.metadata.finalizers;
+        }
+        if (this.deletionPending(marked)) {
+          if (!markAsDeleting(marked, old, nowRFC3339(), s.prepareForDeletion)) return { object: old, deleted: false };
+          if (opts.dryRun) return { object: marked, deleted: false };
           const kv = await this.storage.update(key, this.encode(marked), current.modRevision);
           return { object: this.decode(kv), deleted: false };
         }
+        if (opts.dryRun) return { object: old, deleted: true };
         const kv = await this.storage.delete(key, current.modRevision);
         return { object: this.decode(kv), deleted: true };
       } catch (err) {
@@ -306,6 +328,32 @@ export class ResourceStore {
         if (!isStorageError(err, 'Conflict')) throw err;
         if (attempt >= MAX_UPDATE_ATTEMPTS) throw conflict(s.groupResource, name);
       }
+    }
+  }
+
+  /**
+   * DELETE with ignoreStoreReadErrorWithClusterBreakingPotential (upstream's corrupt-object deleter):
+   * removes an entry that cannot be decoded, skipping finalizers and preconditions. A readable or
+   * absent object is refused with 422: the option is only for corrupt ones.
+   */
+  async unsafeDelete(namespace: string, name: string): Promise<void> {
+    const key = this.key(namespace, name);
+    const current = await this.storage.get(key);
+    if (!current || this.decodes(current)) throw notCorruptError(this.strategy, name);
+    try {
+      await this.storage.delete(key);
+    } catch (err) {
+      // Removed in the meantime: what was asked is done.
+      if (!isStorageError(err, 'KeyNotFound')) throw err;
+    }
+  }
+
+  private decodes(kv: KeyValue): boolean {
+    try {
+      this.decode(kv);
+      return true;
+    } catch {
+      return false;
     }
   }
 
@@ -332,12 +380,13 @@ export class ResourceStore {
   }
 
   /** Deletes every object of the collection (in one namespace, when given) listed at one revision. */
-  async deleteCollection(namespace: string | undefined, opts: ListOptions = {}): Promise<ListResult> {
+  async deleteCollection(namespace: string | undefined, opts: ListOptions = {}, del: DeleteOptions = {}): Promise<ListResult> {
     const listed = await this.list(namespace, opts);
     const items: ApiObject[] = [];
     for (const item of listed.items) {
       try {
         const { object } = await this.delete(item.metadata.namespace ?? '', item.metadata.name!, {
+          ...del,
           preconditions: { uid: item.metadata.uid },
         });
         items.push(object);
@@ -351,10 +400,9 @@ export class ResourceStore {
   }
 
   async list(namespace: string | undefined, opts: ListOptions = {}): Promise<ListResult> {
-    const revision = await this.listRevision(opts);
+    const revision = opts.continueFrom ? opts.continueFrom.revision : await this.listRevision(opts);
     try {
-      const res = await this.storage.list(this.keyPrefix(namespace), revision ? { revision } : {});
-      return { items: res.items.map((kv) => this.decode(kv)), resourceVersion: String(res.revision) };
+      return await readPage(this.collection(namespace), { revision, startKey: opts.continueFrom?.startKey, limit: opts.limit, predicate: opts.predicate });
     } catch (err) {
       if (isStorageError(err, 'Compacted')) throw expired('The resourceVersion for the provided list is too old.');
       throw this.revisionError(err);
@@ -367,7 +415,6 @@ export class ResourceStore {
    * (410 Expired) rather than a failed request, again as upstream.
    */
   async watch(namespace: string | undefined, opts: WatchOptions, sink: WatchSink): Promise<WatchHandle> {
-    const prefix = this.keyPrefix(namespace);
     const onlyKey = opts.name !== undefined ? this.key(namespace ?? '', opts.name) : undefined;
     let from: number;
     try {
@@ -376,44 +423,30 @@ export class ResourceStore {
       if (err instanceof RvParseError) throw invalid({ group: this.strategy.group, kind: this.strategy.resource }, '', [err.fieldError]);
       throw err;
     }
-    if (from === 0) {
-      const snapshot = await this.storage.list(prefix);
-      for (const kv of snapshot.items) {
-        if (onlyKey === undefined || kv.key === onlyKey) sink.event({ type: 'ADDED', object: this.decode(kv) });
-      }
-      from = snapshot.revision;
-    }
-    let failed = false;
-    let handle: WatchHandle | undefined;
     try {
-      handle = await this.storage.watch(prefix, from, {
-        onEvent: (ev) => {
-          if (failed || (onlyKey !== undefined && ev.key !== onlyKey)) return;
-          let out: WatchEvent;
-          try {
-            out = this.watchEvent(ev);
-          } catch (err) {
-            // An undecodable value ends the watch with an ERROR event, as upstream.
-            failed = true;
-            handle?.stop();
-            sink.event({ type: 'ERROR', object: toStatusError(err).status });
-            sink.close();
-            return;
-          }
-          sink.event(out);
-        },
-        onClose: () => sink.close(),
-      });
-      if (failed) handle.stop();
-      return handle;
+      // Selectors, initial events and bookmarks: list-watch.ts.
+      return await watchCollection(this.collection(namespace), from, { ...opts, onlyKey }, sink);
     } catch (err) {
-      if (isStorageError(err, 'Compacted')) {
-        sink.event({ type: 'ERROR', object: tooOldResourceVersion(from, err.details.compacted ?? 0).status });
-        sink.close();
-        return { stop: () => {} };
-      }
       throw this.revisionError(err);
     }
+  }
+
+  /** The collection (all namespaces, or one) as list-watch.ts reads it. */
+  private collection(namespace: string | undefined): CollectionView {
+    return { storage: this.storage, strategy: this.strategy, prefix: this.keyPrefix(namespace), decode: (kv) => this.decode(kv) };
+  }
+
+  /** A dry-run create: the object as it would be stored (no resourceVersion: nothing was written). */
+  private async wouldCreate(key: string, obj: ApiObject): Promise<ApiObject> {
+    if (await this.storage.get(key)) throw new StorageError('KeyExists', `key exists: ${key}`, { key });
+    return JSON.parse(this.encode(obj)) as ApiObject;
+  }
+
+  /** A dry-run update: the object as it would be stored, still at the stored resourceVersion. */
+  private wouldUpdate(next: ApiObject, old: ApiObject): ApiObject {
+    const out = JSON.parse(this.encode(next)) as ApiObject;
+    out.metadata.resourceVersion = old.metadata.resourceVersion;
+    return out;
   }
 
   /** A stored value as the API shows it: resourceVersion comes from storage, never from the bytes. */
@@ -422,9 +455,9 @@ export class ResourceStore {
     try {
       obj = JSON.parse(kv.value);
     } catch (err) {
-      throw internal(new Error(`unable to decode ${kv.key}: ${(err as Error).message}`));
+      throw corruptObject(kv.key, (err as Error).message);
     }
-    if (!isPlainObject(obj) || !isPlainObject(obj['metadata'])) throw internal(new Error(`unable to decode ${kv.key}: not an object`));
+    if (!isPlainObject(obj) || !isPlainObject(obj['metadata'])) throw corruptObject(kv.key, 'not an object');
     (obj['metadata'] as Record<string, unknown>)['resourceVersion'] = String(kv.modRevision);
     return obj as ApiObject;
   }
@@ -435,12 +468,6 @@ export class ResourceStore {
     const ordered = normalizeObject(obj, this.properties).value as ApiObject;
     delete ordered.metadata.resourceVersion;
     return JSON.stringify(ordered);
-  }
-
-  private watchEvent(ev: StorageEvent): WatchEvent {
-    const raw = ev.type === 'DELETED' ? ev.prevValue! : ev.value!;
-    // DELETED carries the last stored state at the revision of the delete, as upstream.
-    return { type: ev.type, object: this.decode({ key: ev.key, value: raw, createRevision: 0, modRevision: ev.revision }) };
   }
 
   /** Turns a request body into a schema-shaped object, or fails with 422 listing every bad field. */
@@ -508,7 +535,8 @@ export class ResourceStore {
       throw err;
     }
     if (rv === 0) return 0;
-    if (opts.resourceVersionMatch === 'Exact') return rv;
+    // Legacy paging: a resourceVersion with a limit and no match is served exactly (upstream etcd3 store).
+    if (opts.resourceVersionMatch === 'Exact' || (!opts.resourceVersionMatch && (opts.limit ?? 0) > 0)) return rv;
     // NotOlderThan (and the legacy unset match): anything at least as new; current qualifies.
     const current = await this.storage.currentRevision();
     if (rv > current) throw tooLargeResourceVersion(rv, current);
@@ -519,8 +547,4 @@ export class ResourceStore {
     if (isStorageError(err, 'FutureRevision')) return tooLargeResourceVersion(err.details.requested ?? 0, err.details.current ?? 0);
     return err;
   }
-}
-
-function toStatusError(err: unknown): StatusError {
-  return err instanceof StatusError ? err : internal(err);
 }

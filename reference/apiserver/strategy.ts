@@ -5,6 +5,7 @@ import type { FieldError, NameValidator } from './field-errors.js';
 import type { StatusError } from './errors.js';
 import type { Properties } from './schema.js';
 import type { FeatureGates } from '../features.js';
+import type { FieldSelectorTable } from './selectors.js';
 
 export interface ObjectMeta {
   name?: string;
@@ -31,6 +32,23 @@ export interface ApiObject {
   metadata: ObjectMeta;
   [field: string]: unknown;
 }
+
+/**
+ * One field's patch behaviour. Paths are dotted from the object root (`status.conditions`); `[]`
+ * steps into list items and `{}` into map values (`spec.scopeSelector.matchExpressions[].values`).
+ */
+export interface FieldPatchStrategy {
+  /** Strategic merge (upstream patchStrategy): `merge` merges list items, by mergeKey for objects. Default for lists: replace. */
+  readonly strategy?: 'merge' | 'replace' | 'retainKeys' | 'merge,retainKeys';
+  /** Strategic merge key of a list of objects (upstream patchMergeKey). */
+  readonly mergeKey?: string;
+  /** Server-side apply list type (upstream +listType). Default: `map` on mergeKey when merged by key, `set` when merged without one, else `atomic`. */
+  readonly listType?: 'atomic' | 'set' | 'map';
+  /** Keys of a `map` list (upstream +listMapKey). Default: [mergeKey]. */
+  readonly listMapKeys?: readonly string[];
+}
+
+export type PatchStrategies = Readonly<Record<string, FieldPatchStrategy>>;
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -75,6 +93,17 @@ export interface ResourceStrategy {
    * its paths and absent from discovery (upstream: the API group version is not installed).
    */
   readonly gate?: string;
+  /**
+   * Field selectors the kind supports beyond metadata.name and metadata.namespace (upstream: its
+   * field label conversion and ToSelectableFields). Absent: exactly those two. See selectors.ts.
+   */
+  readonly fieldSelectors?: FieldSelectorTable;
+  /**
+   * How strategic merge patch and server-side apply treat the kind's fields, by path (upstream
+   * patchStrategy/patchMergeKey and listType tags). Fields not listed: objects merge, lists are
+   * replaced (apply: atomic). metadata's strategies are built in. See patch-schema.ts.
+   */
+  readonly patchStrategies?: PatchStrategies;
 
   /**
    * Drops fields whose feature gate is off, as upstream's dropDisabledFields does: on create always,

@@ -6,6 +6,7 @@
 import { FieldPath, deepEqual, fieldErrors, isQualifiedName, path, type FieldError } from '../apiserver/field-errors.js';
 import { t, type Schema } from '../apiserver/schema.js';
 import { defineStrategy, type ApiObject } from '../apiserver/strategy.js';
+import { fieldAt } from '../apiserver/selectors.js';
 
 export const EVENT_TYPES = ['Normal', 'Warning'] as const;
 export const REPORTING_INSTANCE_LENGTH_LIMIT = 128;
@@ -119,6 +120,19 @@ export const eventStrategy = defineStrategy({
   singular: 'event',
   shortNames: ['ev'],
   namespaced: true,
+  // Upstream pkg/apis/events/v1 field label conversion (core field names for the core-only ones).
+  fieldSelectors: {
+    'regarding.kind': fieldAt('regarding.kind'),
+    'regarding.namespace': fieldAt('regarding.namespace'),
+    'regarding.name': fieldAt('regarding.name'),
+    'regarding.uid': fieldAt('regarding.uid'),
+    'regarding.apiVersion': fieldAt('regarding.apiVersion'),
+    'regarding.resourceVersion': fieldAt('regarding.resourceVersion'),
+    'regarding.fieldPath': fieldAt('regarding.fieldPath'),
+    reason: fieldAt('reason'),
+    reportingController: fieldAt('reportingController'),
+    type: fieldAt('type'),
+  },
   hasStatus: false,
   deleteResponse: 'status',
   schema: {

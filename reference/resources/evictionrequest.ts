@@ -60,6 +60,8 @@ export const evictionRequestStrategy = defineStrategy({
   // Upstream: updates must name the resourceVersion they apply to.
   allowUnconditionalUpdate: false,
   specFields: ['spec'],
+  // Spec §2.5: conditions merge on `type` (upstream listType=map).
+  patchStrategies: { 'status.conditions': { strategy: 'merge', mergeKey: 'type' } },
   schema: {
     spec: t.object({
       target: t.object({ pod: t.object({ name: t.string(), uid: t.string() }) }),

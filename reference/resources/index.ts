@@ -13,6 +13,7 @@ import { leaseStrategy } from './lease.js';
 import { storageVersionMigrationStrategy } from './storageversionmigration.js';
 import { resourceQuotaStrategy } from './resourcequota.js';
 import { eventStrategy } from './event.js';
+import { GarbageCollector } from '../controllers/garbage-collector.js';
 // <<imports>>
 
 export const REFERENCE_RESOURCES: readonly ResourceStrategy[] = [
@@ -36,4 +37,5 @@ export const REFERENCE_RESOURCES: readonly ResourceStrategy[] = [
 /** Controllers that act on the served resources (the namespace controller is always there). */
 export const REFERENCE_CONTROLLERS: readonly ControllerFactory[] = [
   (registry, storage, log) => new ClusterRoleAggregationController(registry, storage, log),
+  (registry, storage, log) => new GarbageCollector(registry, storage, log),
 ];

@@ -7,6 +7,7 @@ import type { Registry } from '../apiserver/registry.js';
 import { t } from '../apiserver/schema.js';
 import type { Admission, ResourceStore } from '../apiserver/store.js';
 import { defineStrategy, type ApiObject } from '../apiserver/strategy.js';
+import { fieldAt } from '../apiserver/selectors.js';
 import type { Storage, WatchHandle } from '../storage/types.js';
 
 /** The spec finalizer the namespace controller removes once the namespace is empty. */
@@ -30,9 +31,13 @@ export const namespaceStrategy = defineStrategy({
   singular: 'namespace',
   shortNames: ['ns'],
   namespaced: false,
+  // Upstream: metadata.name and status.phase (not metadata.namespace).
+  fieldSelectors: { 'status.phase': fieldAt('status.phase') },
   hasStatus: true,
   deleteResponse: 'object',
   validateName: nameIsDNSLabel,
+  // Upstream core/v1: status.conditions merge on type; spec.finalizers has no strategy.
+  patchStrategies: { 'status.conditions': { strategy: 'merge', mergeKey: 'type' } },
   schema: {
     spec: t.object({ finalizers: t.array(t.string()) }),
     status: t.object({

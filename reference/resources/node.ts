@@ -7,6 +7,7 @@ import { fieldErrors, isQualifiedName, isValidLabelValue, path, type FieldError,
 import { normalizeQuantity, parseQuantityJSON } from '../apiserver/quantity.js';
 import { t, type Schema } from '../apiserver/schema.js';
 import { defineStrategy, type ApiObject } from '../apiserver/strategy.js';
+import { fieldAt } from '../apiserver/selectors.js';
 
 // ---- Timestamps ----
 
@@ -122,9 +123,17 @@ export const nodeStrategy = defineStrategy({
   singular: 'node',
   shortNames: ['no'],
   namespaced: false,
+  // Upstream: metadata.name and spec.unschedulable (a bool, "false" when unset).
+  fieldSelectors: { 'spec.unschedulable': fieldAt('spec.unschedulable', 'false') },
   hasStatus: true,
   // Upstream's node registry does not return the deleted object.
   deleteResponse: 'status',
+  // Upstream core/v1 tags: podCIDRs merge as a set, conditions on type, addresses on type (atomic for apply).
+  patchStrategies: {
+    'spec.podCIDRs': { strategy: 'merge', listType: 'set' },
+    'status.conditions': { strategy: 'merge', mergeKey: 'type' },
+    'status.addresses': { strategy: 'merge', mergeKey: 'type', listType: 'atomic' },
+  },
   schema: {
     spec: t.object({
       podCIDR: t.string(),

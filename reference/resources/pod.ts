@@ -14,7 +14,8 @@ import {
   type FieldPath,
 } from '../apiserver/field-errors.js';
 import { t, type Schema } from '../apiserver/schema.js';
-import { defineStrategy, type ApiObject } from '../apiserver/strategy.js';
+import { defineStrategy, type ApiObject, type PatchStrategies } from '../apiserver/strategy.js';
+import { fieldAt } from '../apiserver/selectors.js';
 import { normalizeResourceList, normalizeTime, quantityMilli, resourceListSchema, validateQuantityValue, validateTime } from './node.js';
 
 export const POD_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] as const;
@@ -106,6 +107,31 @@ const containerFields = {
 };
 const containerSchema: Schema = t.object(containerFields);
 const ephemeralContainerSchema: Schema = t.object({ ...containerFields, targetContainerName: t.string() });
+
+/** Upstream core/v1 patch tags of the pod fields this schema has (strategic merge and apply). */
+const containerListStrategies = (list: string) => ({
+  [list]: { strategy: 'merge', mergeKey: 'name' },
+  [`${list}[].ports`]: { strategy: 'merge', mergeKey: 'containerPort', listMapKeys: ['containerPort', 'protocol'] },
+  [`${list}[].env`]: { strategy: 'merge', mergeKey: 'name' },
+  [`${list}[].volumeMounts`]: { strategy: 'merge', mergeKey: 'mountPath' },
+  [`${list}[].volumeDevices`]: { strategy: 'merge', mergeKey: 'devicePath' },
+  [`${list}[].resources.claims`]: { listType: 'map', listMapKeys: ['name'] },
+}) as const;
+export const POD_PATCH_STRATEGIES: PatchStrategies = {
+  ...containerListStrategies('spec.initContainers'),
+  ...containerListStrategies('spec.containers'),
+  ...containerListStrategies('spec.ephemeralContainers'),
+  'spec.volumes': { strategy: 'merge,retainKeys', mergeKey: 'name' },
+  'spec.imagePullSecrets': { strategy: 'merge', mergeKey: 'name' },
+  'spec.hostAliases': { strategy: 'merge', mergeKey: 'ip' },
+  'spec.schedulingGates': { strategy: 'merge', mergeKey: 'name' },
+  'spec.resourceClaims': { strategy: 'merge,retainKeys', mergeKey: 'name' },
+  'spec.topologySpreadConstraints': { strategy: 'merge', mergeKey: 'topologyKey', listMapKeys: ['topologyKey', 'whenUnsatisfiable'] },
+  'status.conditions': { strategy: 'merge', mergeKey: 'type' },
+  'status.podIPs': { strategy: 'merge', mergeKey: 'ip', listType: 'atomic' },
+  'status.hostIPs': { strategy: 'merge', mergeKey: 'ip', listType: 'atomic' },
+  'status.resourceClaimStatuses': { strategy: 'merge,retainKeys', mergeKey: 'name' },
+};
 
 const podSpecSchema: Schema = t.object({
   volumes: t.array(t.any()),
@@ -415,10 +441,25 @@ export const podStrategy = defineStrategy({
   shortNames: ['po'],
   categories: ['all'],
   namespaced: true,
+  // Upstream pod field label conversion and PodToSelectableFields (status.podIPs is accepted but
+  // never set there, so it only matches ""; spec.host is the legacy name of spec.nodeName).
+  fieldSelectors: {
+    'spec.nodeName': fieldAt('spec.nodeName'),
+    'spec.host': fieldAt('spec.nodeName'),
+    'spec.restartPolicy': fieldAt('spec.restartPolicy'),
+    'spec.schedulerName': fieldAt('spec.schedulerName'),
+    'spec.serviceAccountName': fieldAt('spec.serviceAccountName'),
+    'spec.hostNetwork': fieldAt('spec.hostNetwork', 'false'),
+    'status.phase': fieldAt('status.phase'),
+    'status.podIP': fieldAt('status.podIP'),
+    'status.podIPs': () => '',
+    'status.nominatedNodeName': fieldAt('status.nominatedNodeName'),
+  },
   hasStatus: true,
   // Upstream's pod registry sets ReturnDeletedObject. (No graceful deletion here: a delete is immediate.)
   deleteResponse: 'object',
   schema: { spec: podSpecSchema, status: podStatusSchema },
+  patchStrategies: POD_PATCH_STRATEGIES,
 
   defaults(o: ApiObject): void {
     const pod = o as Pod;

@@ -79,6 +79,12 @@ export const podGroupStrategy = defineStrategy({
   deleteResponse: 'status',
   gate: 'GenericWorkload',
   specFields: ['spec'],
+  // Spec §2.6: conditions merge on `type`; claims and claim statuses merge, retainKeys, on `name`.
+  patchStrategies: {
+    'spec.resourceClaims': { strategy: 'merge,retainKeys', mergeKey: 'name' },
+    'status.conditions': { strategy: 'merge', mergeKey: 'type' },
+    'status.resourceClaimStatuses': { strategy: 'merge,retainKeys', mergeKey: 'name' },
+  },
   schema: {
     spec: t.object({
       parentCompositePodGroupName: t.string(),

@@ -121,6 +121,7 @@ export const resourceQuotaStrategy = defineStrategy({
   namespaced: true,
   hasStatus: true,
   deleteResponse: 'object',
+  patchStrategies: RESOURCE_QUOTA_PATCH_STRATEGIES,
   schema: {
     spec: t.object({
       // Quantities: strings or JSON numbers, checked (and written back canonically) below.

@@ -47,6 +47,7 @@ export const storageVersionMigrationStrategy = defineStrategy({
   deleteResponse: 'status',
   // Only spec changes bump metadata.generation.
   specFields: ['spec'],
+  patchStrategies: STORAGE_VERSION_MIGRATION_PATCH_STRATEGIES,
   schema: {
     spec: t.object({ resource: t.object({ group: t.string(), resource: t.string() }) }),
     status: t.object({ conditions: t.array(conditionSchema), resourceVersion: t.string() }),

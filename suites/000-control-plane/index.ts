@@ -14,6 +14,12 @@ import { rbacCases } from './2.8-rbac.js';
 import { storageVersionMigrationCases } from './2.3-storageversionmigration.js';
 import { resourceQuotaCases } from './2.4-resourcequota.js';
 import { eventCases } from './2.7-event.js';
+import { deleteCases } from './4.3-delete.js';
+import { writeParamCases, writeParamCasesFor } from './4.3-write-params.js';
+import { listCases } from './4.3-list.js';
+import { watchSemanticsCases } from './6-watch-semantics.js';
+import { patchCases, patchTypeCasesFor } from './4.2-patch.js';
+import { applyCases } from './4.2-apply.js';
 // <<imports>>
 
 export const controlPlaneCases: Case[] = [
@@ -26,6 +32,14 @@ export const controlPlaneCases: Case[] = [
   ...storageVersionMigrationCases,
   ...resourceQuotaCases,
   ...eventCases,
+  ...deleteCases,
+  ...writeParamCases,
+  ...KINDS.flatMap(writeParamCasesFor),
+  ...listCases,
+  ...watchSemanticsCases,
+  ...patchCases,
+  ...KINDS.flatMap(patchTypeCasesFor),
+  ...applyCases,
   // <<cases>>
   ...discoveryCases,
   ...collectionPathCases,

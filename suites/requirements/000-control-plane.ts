@@ -1501,6 +1501,26 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     text: 'An apply with `force=true` takes ownership of conflicting fields instead of failing.',
   },
   {
+    id: '000-4.2-strategic-merge-object-meta',
+    doc: '000', section: '4.2', sectionTitle: 'Operations', level: 'SHOULD', source: 'ground-truth',
+    text: 'Strategic merge patch treats ObjectMeta as upstream does: `finalizers` merge as a set, `ownerReferences` merge on key `uid`, `labels` and `annotations` merge key by key (null deletes).',
+  },
+  {
+    id: '000-4.2-apply-removes-dropped-fields',
+    doc: '000', section: '4.2', sectionTitle: 'Operations', level: 'SHOULD', source: 'ground-truth',
+    text: 'A field an applier set before, no longer sends, and no other manager owns is removed from the object by the apply (upstream server-side apply); a field another manager also owns stays.',
+  },
+  {
+    id: '000-4.2-managed-fields-update-entries',
+    doc: '000', section: '4.2', sectionTitle: 'Operations', level: 'SHOULD', source: 'ground-truth',
+    text: 'Create, replace and non-apply patches record an `Update` entry in metadata.managedFields under their fieldManager, owning the fields they set or changed; managedFields are kept across writes whose body does not carry them (upstream field manager).',
+  },
+  {
+    id: '000-4.2-managed-fields-default-manager',
+    doc: '000', section: '4.2', sectionTitle: 'Operations', level: 'SHOULD', source: 'ground-truth',
+    text: 'A write without fieldManager is recorded under the User-Agent\'s program name, the part before the first `/` (upstream: `kubectl/v1.32.0 (linux/amd64) ...` gives `kubectl`).',
+  },
+  {
     id: '000-4.2-delete-options',
     doc: '000', section: '4.2', sectionTitle: 'Operations', level: 'SHOULD', source: 'ground-truth',
     text: 'DeleteOptions may be given as body or query: gracePeriodSeconds (>= 0), preconditions {uid, resourceVersion}, propagationPolicy Orphan|Background|Foreground, orphanDependents, dryRun.',
@@ -1514,6 +1534,21 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-4.2-delete-propagation-finalizers',
     doc: '000', section: '4.2', sectionTitle: 'Operations', level: 'SHOULD', source: 'ground-truth',
     text: 'Delete with propagationPolicy Foreground adds the finalizer `foregroundDeletion`; Orphan adds `orphan`.',
+  },
+  {
+    id: '000-4.2-delete-gc-background',
+    doc: '000', section: '4.2', sectionTitle: 'Operations', level: 'SHOULD', source: 'ground-truth',
+    text: 'Background propagation (the default of every kind of this spec): the owner is removed at once, and the garbage collector then deletes its dependents, the objects whose `metadata.ownerReferences` name it (by uid) and have no other live owner.',
+  },
+  {
+    id: '000-4.2-delete-gc-foreground',
+    doc: '000', section: '4.2', sectionTitle: 'Operations', level: 'SHOULD', source: 'ground-truth',
+    text: 'Foreground propagation: the owner stays, with `deletionTimestamp` and the `foregroundDeletion` finalizer, while the garbage collector deletes its dependents; it is removed once no dependent whose owner reference has `blockOwnerDeletion: true` is left.',
+  },
+  {
+    id: '000-4.2-delete-gc-orphan',
+    doc: '000', section: '4.2', sectionTitle: 'Operations', level: 'SHOULD', source: 'ground-truth',
+    text: 'Orphan propagation: the garbage collector removes the owner from its dependents\' `metadata.ownerReferences` (the dependents stay), then removes the `orphan` finalizer, and the owner goes.',
   },
 
   // ---------------------------------------------------------------- 4.3 Query parameter sets
@@ -1531,6 +1566,16 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-4.3-collection-delete-set',
     doc: '000', section: '4.3', sectionTitle: 'Query parameter sets', level: 'MUST', source: 'spec',
     text: 'The collection-delete query set is: pretty, continue, dryRun, fieldSelector, gracePeriodSeconds, ignoreStoreReadErrorWithClusterBreakingPotential, labelSelector, limit, orphanDependents, propagationPolicy, resourceVersion, resourceVersionMatch, sendInitialEvents, shardSelector, timeoutSeconds.',
+  },
+  {
+    id: '000-4.3-collection-delete-label-selector',
+    doc: '000', section: '4.3', sectionTitle: 'Query parameter sets', level: 'MUST', source: 'spec',
+    text: 'On delete collection, `labelSelector` restricts by labels which objects are deleted; the others stay.',
+  },
+  {
+    id: '000-4.3-collection-delete-field-selector',
+    doc: '000', section: '4.3', sectionTitle: 'Query parameter sets', level: 'MUST', source: 'spec',
+    text: 'On delete collection, `fieldSelector` restricts by fields which objects are deleted; the others stay.',
   },
   {
     id: '000-4.3-list-set',
@@ -1663,6 +1708,11 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     text: 'If `ignoreStoreReadErrorWithClusterBreakingPotential` is true, an unsafe deletion is triggered when normal deletion fails with a corrupt-object error (data cannot be transformed or decoded); unsafe deletion ignores finalizers, skips precondition checks and removes the object from storage.',
   },
   {
+    id: '000-4.3-ignore-store-read-error-readable-object',
+    doc: '000', section: '4.3', sectionTitle: 'Query parameter sets', level: 'SHOULD', source: 'ground-truth',
+    text: '`ignoreStoreReadErrorWithClusterBreakingPotential=true` on an object that reads fine is refused with 422 Invalid (`ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: is exclusively used to delete corrupt object(s), try again by removing this option`) and the object is left alone.',
+  },
+  {
     id: '000-4.3-orphan-dependents-finalizer',
     doc: '000', section: '4.3', sectionTitle: 'Query parameter sets', level: 'MUST', source: 'spec',
     text: 'Query parameter `orphanDependents` (boolean, deprecated): if true or false, the `orphan` finalizer is added or removed.',
@@ -1733,14 +1783,44 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     text: '`limit` is not supported when `watch` is true.',
   },
   {
+    id: '000-4.3-limit-remaining-item-count',
+    doc: '000', section: '4.3', sectionTitle: 'Query parameter sets', level: 'SHOULD', source: 'ground-truth',
+    text: 'A chunk of a list without selectors that has more after it carries `metadata.remainingItemCount`, the number of objects after the chunk in the list\'s snapshot.',
+  },
+  {
     id: '000-4.3-field-selector',
     doc: '000', section: '4.3', sectionTitle: 'Query parameter sets', level: 'MUST', source: 'spec',
     text: 'Query parameter `fieldSelector` (string) restricts the returned objects by their fields; default everything.',
   },
   {
+    id: '000-4.3-field-selector-syntax',
+    doc: '000', section: '4.3', sectionTitle: 'Query parameter sets', level: 'SHOULD', source: 'ground-truth',
+    text: '`fieldSelector` terms are `field=value`, `field==value` or `field!=value` (an unset field reads as ""), joined by `,` and ANDed; every kind supports `metadata.name`, and `metadata.namespace` where it is namespaced.',
+  },
+  {
+    id: '000-4.3-field-selector-kind-fields',
+    doc: '000', section: '4.3', sectionTitle: 'Query parameter sets', level: 'SHOULD', source: 'ground-truth',
+    text: 'Besides metadata fields, `fieldSelector` supports the fields each kind supports upstream, e.g. for Event `regarding.kind`, `regarding.namespace`, `regarding.name`, `regarding.uid`, `regarding.apiVersion`, `regarding.resourceVersion`, `regarding.fieldPath`, `reason`, `reportingController` and `type`.',
+  },
+  {
+    id: '000-4.3-field-selector-unsupported',
+    doc: '000', section: '4.3', sectionTitle: 'Query parameter sets', level: 'SHOULD', source: 'ground-truth',
+    text: 'A `fieldSelector` naming a field the kind does not support gets 400 BadRequest (`field label not supported: x`, or `"x" is not a known field selector: only "metadata.name", "metadata.namespace"` for kinds with only metadata fields).',
+  },
+  {
     id: '000-4.3-label-selector',
     doc: '000', section: '4.3', sectionTitle: 'Query parameter sets', level: 'MUST', source: 'spec',
     text: 'Query parameter `labelSelector` (string) restricts the returned objects by their labels; default everything.',
+  },
+  {
+    id: '000-4.3-label-selector-syntax',
+    doc: '000', section: '4.3', sectionTitle: 'Query parameter sets', level: 'SHOULD', source: 'ground-truth',
+    text: '`labelSelector` requirements are `key=value`, `key==value`, `key!=value` (also true without the key), `key in (v1,v2)`, `key notin (v1,v2)` (also true without the key), `key` and `!key`, joined by `,` and ANDed.',
+  },
+  {
+    id: '000-4.3-label-selector-invalid',
+    doc: '000', section: '4.3', sectionTitle: 'Query parameter sets', level: 'SHOULD', source: 'ground-truth',
+    text: 'A malformed `labelSelector` gets 400 BadRequest with the parser\'s message (e.g. `unable to parse requirement: found \'\', expected: \',\' or \')\'`).',
   },
   {
     id: '000-4.3-resource-version',
@@ -1905,6 +1985,11 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-6-watch-timeout-ends',
     doc: '000', section: '6', sectionTitle: 'Events', level: 'SHOULD', source: 'ground-truth',
     text: 'When a watch\'s timeoutSeconds elapses, the stream simply ends.',
+  },
+  {
+    id: '000-6-watch-selector-transitions',
+    doc: '000', section: '6', sectionTitle: 'Events', level: 'SHOULD', source: 'ground-truth',
+    text: 'On a watch with a label or field selector, an object that stops matching arrives as a DELETED event (its last matching state) and one that starts matching as an ADDED event.',
   },
 
   // ---------------------------------------------------------------- 7 Errors (spec table)

@@ -33,6 +33,11 @@ export const METRICS_DEBUG: readonly Requirement[] = [
     text: '`orch_healthcheck` and `orch_healthchecks_total` are alpha-labeled in their help text.',
   },
   {
+    id: '002-2.1-help-text',
+    doc: '002', section: '2.1', sectionTitle: 'Health SLI metrics', level: 'SHOULD', source: 'ground-truth',
+    text: 'The help texts are `[ALPHA] This metric records the result of a single healthcheck.` (`orch_healthcheck`) and `[ALPHA] This metric records the results of all healthcheck.` (`orch_healthchecks_total`): upstream\'s texts, alpha-labelled as the spec says.',
+  },
+  {
     id: '002-2.1-dependency-checks',
     doc: '002', section: '2.1', sectionTitle: 'Health SLI metrics', level: 'MUST', source: 'spec',
     text: 'Components report health checks of what they depend on (e.g. the API server reports on its storage backend), from which availability per dependency can be computed; check names seen include `autoregister-completion`, `etcd`, `etcd-readiness`, `informer-sync`, `log`, `ping`.',
@@ -274,6 +279,32 @@ export const METRICS_DEBUG: readonly Requirement[] = [
     id: '002-4-essential-read-only-paths',
     doc: '002', section: '4', sectionTitle: 'Endpoints', level: 'MUST', source: 'spec',
     text: 'The essential read-only paths are `/healthz`, `/livez`, `/metrics`, `/readyz`, `/statusz` and `/version`.',
+  },
+  // Health endpoints: the spec lists them; their answers follow upstream (k8s.io/apiserver healthz).
+  {
+    id: '002-4-health-ok',
+    doc: '002', section: '4', sectionTitle: 'Endpoints', level: 'SHOULD', source: 'ground-truth',
+    text: '`/healthz`, `/livez` and `/readyz` of a healthy component answer 200 with the plain text body `ok`.',
+  },
+  {
+    id: '002-4-health-verbose',
+    doc: '002', section: '4', sectionTitle: 'Endpoints', level: 'SHOULD', source: 'ground-truth',
+    text: 'With `?verbose` a health endpoint lists each check as `[+]<name> ok`, then `<endpoint> check passed` (e.g. `readyz check passed`).',
+  },
+  {
+    id: '002-4-health-exclude',
+    doc: '002', section: '4', sectionTitle: 'Endpoints', level: 'SHOULD', source: 'ground-truth',
+    text: '`?exclude=<name>` (repeatable) leaves that check out of a health endpoint\'s verdict, listed as `[+]<name> excluded: ok`; a name that matches no check adds `warn: some health checks cannot be excluded: no matches for "<name>"`.',
+  },
+  {
+    id: '002-4-health-failure',
+    doc: '002', section: '4', sectionTitle: 'Endpoints', level: 'SHOULD', source: 'ground-truth',
+    text: 'A failing check makes its health endpoint answer 500 with the full listing, the check shown as `[-]<name> failed: reason withheld`, and `<endpoint> check failed`.',
+  },
+  {
+    id: '002-4-health-individual',
+    doc: '002', section: '4', sectionTitle: 'Endpoints', level: 'SHOULD', source: 'ground-truth',
+    text: '`/<endpoint>/<check>` (e.g. `/readyz/ping`) runs that one check: 200 `ok` when it passes, 500 `internal server error: <reason>` when it fails.',
   },
 
   // ---------------------------------------------------------------- 4.1 Container-runtime-sourced statistics

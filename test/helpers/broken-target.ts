@@ -15,7 +15,14 @@ export interface ProxiedRequest {
 export interface ProxiedResponse {
   status: number;
   headers: Record<string, string>;
+  /** Text; a binary body (protobuf) is a latin1 string: `Buffer.from(body, 'latin1')` gives its bytes. */
   body: string;
+}
+
+/** Binary bodies travel as latin1 strings, one char per byte, so a breakage can rewrite them. */
+function bodyEncoding(headers: Record<string, string>): BufferEncoding {
+  const type = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '';
+  return /protobuf|octet-stream/i.test(type) ? 'latin1' : 'utf8';
 }
 
 export interface Breakage {
@@ -54,8 +61,9 @@ export async function startBrokenTarget(upstream: string, breakage: Breakage): P
       const req: ProxiedRequest = { method: inReq.method ?? 'GET', path: inReq.url ?? '/', headers: flat(inReq.headers), body: await readBody(inReq) };
       const early = await breakage.request?.(req);
       if (early) {
-        outRes.writeHead(early.status, { 'content-type': 'application/json', ...early.headers });
-        outRes.end(early.body);
+        const headers = { 'content-type': 'application/json', ...early.headers };
+        outRes.writeHead(early.status, headers);
+        outRes.end(Buffer.from(early.body, bodyEncoding(headers)));
         return;
       }
       const headers: Record<string, string> = { ...req.headers, host: up.host };
@@ -89,12 +97,13 @@ export async function startBrokenTarget(upstream: string, breakage: Breakage): P
         const chunks: Buffer[] = [];
         upRes.on('data', (c: Buffer) => chunks.push(c));
         upRes.on('end', () => {
-          const res: ProxiedResponse = { status: upRes.statusCode ?? 502, headers: flat(upRes.headers), body: Buffer.concat(chunks).toString('utf8') };
+          const headers = flat(upRes.headers);
+          const res: ProxiedResponse = { status: upRes.statusCode ?? 502, headers, body: Buffer.concat(chunks).toString(bodyEncoding(headers)) };
           breakage.response?.(req, res);
           delete res.headers['content-length'];
           delete res.headers['transfer-encoding'];
           outRes.writeHead(res.status, res.headers);
-          outRes.end(res.body);
+          outRes.end(Buffer.from(res.body, bodyEncoding(res.headers)));
         });
       });
       upReq.on('error', (err) => {

@@ -5,6 +5,12 @@ import { operationBreakages } from './operations.js';
 import { workloadBreakages } from './workloads.js';
 import { rbacNodeBreakages } from './rbac-nodes.js';
 import { quotaEventBreakages } from './quota-events.js';
+import { debugEndpointBreakages } from './debug-endpoints.js';
+import { deleteBreakages } from './delete.js';
+import { metricsBreakages } from './metrics.js';
+import { writeParamBreakages } from './write-params.js';
+import { patchBreakages } from './patch.js';
+import { listWatchBreakages } from './list-watch.js';
 // <<imports>>
 
 export const BREAKAGES: Record<string, Breakage> = {
@@ -13,5 +19,11 @@ export const BREAKAGES: Record<string, Breakage> = {
   ...workloadBreakages,
   ...rbacNodeBreakages,
   ...quotaEventBreakages,
+  ...debugEndpointBreakages,
+  ...deleteBreakages,
+  ...metricsBreakages,
+  ...writeParamBreakages,
+  ...patchBreakages,
+  ...listWatchBreakages,
   // <<breakages>>
 };

@@ -257,7 +257,7 @@ t.test('delete: object or Status response, preconditions, finalizers', async (t)
   await call(srv.url, 'POST', SC, sc('pre'));
   const pre = await call(srv.url, 'DELETE', `${SC}/pre`, { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'nope' } });
   t.equal(pre.status, 409);
-  t.match(pre.body.message, 'Precondition failed: UID in precondition: nope, UID in object meta: ');
+  t.match(pre.body.message, 'Operation cannot be fulfilled on StorageClass.storage.orch.io "pre": the UID in the precondition (nope) does not match the UID in record (');
 
   const fin = (await call(srv.url, 'POST', SC, sc('fin', { metadata: { name: 'fin', finalizers: ['example.orch.io/hold'] } }))).body;
   const marked = await call(srv.url, 'DELETE', `${SC}/fin`);

@@ -1,0 +1,503 @@
+// Spec 000 §4.3 (the write set: dryRun and fieldValidation) and the matching rows of §7: a dry run
+// persists nothing, invalid values are refused, unknown and duplicate fields are ignored, warned
+// about or refused. The core rules are generated for every kind of the KINDS table; the exact
+// messages (ground truth) are checked once, on StorageClass.
+import { stringify as yamlStringify } from 'yaml';
+import { defineCase, type Case, type CaseContext } from '../case.js';
+import type { ApiResponse } from '../../runner/client.js';
+import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail, show } from '../verify.js';
+import { collectionPath, createObject, itemPath, kindCommon, newObject, type ResourceKind } from './kinds.js';
+import { RESOURCE_QUOTA } from './kinds-quota-events.js';
+import { createStorageClass, postStorageClass, scItem, SC_PATH, storageClass } from './fixtures.js';
+
+const MERGE_PATCH = { 'content-type': 'application/merge-patch+json' };
+const DRY_RUN = { dryRun: 'All' };
+
+/** A label key the cases send twice (first "first", then "last"). */
+const DUP_LABEL = 'conformance.orch.io/dup';
+const DUP_PATH = `metadata.labels.${DUP_LABEL}`;
+/** A field no kind has. */
+const UNKNOWN = 'conformanceUnknownField';
+
+/** The texts of the Warning headers of a response (`299 - "text"`, several joined with commas). */
+export function warningTexts(res: ApiResponse): string[] {
+  const raw = res.headers['warning'] ?? '';
+  return [...raw.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.replace(/\\(.)/g, '$1'));
+}
+
+/** Go's %q for the simple paths these cases use. */
+const q = (s: string): string => JSON.stringify(s);
+
+/**
+ * The JSON text of `obj` with the label DUP_LABEL sent twice (first "first", last "last"): a
+ * duplicate that only the raw body shows.
+ */
+function withDuplicateLabel(obj: any): string {
+  const o = { ...obj, metadata: { ...obj.metadata, labels: { ...obj.metadata.labels, [DUP_LABEL]: 'last' } } };
+  const text = JSON.stringify(o);
+  const at = text.indexOf('"labels":{');
+  if (at < 0) throw new Error('no labels in the body');
+  const cut = at + '"labels":{'.length;
+  return `${text.slice(0, cut)}${JSON.stringify(DUP_LABEL)}:"first",${text.slice(cut)}`;
+}
+
+/** Where kind `k` gets its unknown field: inside spec when it has one, else at the top. */
+function unknownPath(obj: any): string {
+  return obj.spec && typeof obj.spec === 'object' && !Array.isArray(obj.spec) ? `spec.${UNKNOWN}` : UNKNOWN;
+}
+
+function addUnknown(obj: any, path: string): any {
+  if (path.startsWith('spec.')) return { ...obj, spec: { ...obj.spec, [UNKNOWN]: 'dropped' } };
+  return { ...obj, [UNKNOWN]: 'dropped' };
+}
+
+/** A valid new object of `k` with an unknown field and a duplicate label, as raw JSON text. */
+function problemBody(ctx: CaseContext, k: ResourceKind, hint: string) {
+  const base = newObject(ctx, k, {}, hint);
+  const unknown = unknownPath(base);
+  const text = withDuplicateLabel(addUnknown(base, unknown));
+  ctx.track(itemPath(k, ctx.namespace, base.metadata.name));
+  return { name: base.metadata.name as string, text, unknown, problems: [`duplicate field ${q(DUP_PATH)}`, `unknown field ${q(unknown)}`] };
+}
+
+const JSON_BODY = { 'content-type': 'application/json' };
+
+/** The Status message names every field in `paths`. */
+function expectNamesAll(message: unknown, paths: readonly string[], what: string): void {
+  const missing = paths.filter((p) => typeof message !== 'string' || !message.includes(p));
+  if (missing.length) fail(what, `a message naming ${paths.map(q).join(' and ')}`, show(message));
+}
+
+/** The Warning headers name exactly these problems (any order). */
+function expectWarnings(res: ApiResponse, problems: readonly string[], what: string): void {
+  expectEqual([...warningTexts(res)].sort(), [...problems].sort(), what);
+}
+
+function kindCase(k: ResourceKind, id: string, requirements: string[], level: 'MUST' | 'SHOULD', title: string) {
+  return { ...kindCommon(k, 'write-params'), spec: { doc: '000' as const, section: '4.3' }, id: `api.${k.kind.toLowerCase()}.${id}`, title: `${k.kind}: ${title}`, requirements, level };
+}
+
+/** The object with `k.change` applied (JSON merge patch semantics), as a client would PUT it. */
+function changed(k: ResourceKind, obj: any): any {
+  const merge = (a: any, b: any): any => {
+    if (b === null || typeof b !== 'object' || Array.isArray(b)) return b;
+    const out = { ...(a && typeof a === 'object' && !Array.isArray(a) ? a : {}) };
+    for (const [key, v] of Object.entries(b)) {
+      if (v === null) delete out[key];
+      else out[key] = merge(out[key], v);
+    }
+    return out;
+  };
+  return merge(obj, k.change.patch);
+}
+
+/** The write-parameter cases of one kind: dry runs of every write, and Strict and Warn on create. */
+export function writeParamCasesFor(k: ResourceKind): Case[] {
+  return [
+    defineCase({
+      ...kindCase(k, 'dry-run.create', ['000-4.3-dry-run-not-persisted', '000-4.3-dry-run-all'], 'MUST', 'create with dryRun=All returns the object and persists nothing'),
+      async run(ctx) {
+        const body = newObject(ctx, k, {}, 'dry');
+        const path = itemPath(k, ctx.namespace, body.metadata.name);
+        ctx.track(path);
+        const o = expectObject(await ctx.api.post(collectionPath(k, ctx.namespace), body, { query: DRY_RUN }), [200, 201, 202], k.kind, 'POST with dryRun=All');
+        expectEqual(o.metadata?.name, body.metadata.name, 'name of the object the dry run returns');
+        expectStatus(await ctx.api.get(path), { code: 404, reason: 'NotFound' }, 'read after the dry-run create');
+      },
+    }),
+    defineCase({
+      ...kindCase(k, 'dry-run.replace', ['000-4.3-dry-run-not-persisted', '000-4.3-dry-run-all'], 'MUST', 'replace (PUT) with dryRun=All returns the change and persists nothing'),
+      async run(ctx) {
+        const o = await createObject(ctx, k, {}, 'dry');
+        const path = itemPath(k, ctx.namespace, o.metadata.name);
+        const put = expectObject(await ctx.api.put(path, changed(k, o), { query: DRY_RUN }), [200, 201], k.kind, 'PUT with a change and dryRun=All');
+        expectTrue(k.change.changed(put), 'the dry-run PUT response shows the change', JSON.stringify(k.change.patch), put);
+        const got = expectObject(await ctx.api.get(path), [200], k.kind, 'read back');
+        expectTrue(!k.change.changed(got), 'the stored object does not show the change', 'the object as created', got);
+        expectEqual(got.metadata?.resourceVersion, o.metadata.resourceVersion, 'resourceVersion of the stored object after the dry run');
+      },
+    }),
+    defineCase({
+      ...kindCase(k, 'dry-run.patch', ['000-4.3-dry-run-not-persisted', '000-4.3-dry-run-all'], 'MUST', 'a merge patch with dryRun=All returns the change and persists nothing'),
+      async run(ctx) {
+        const o = await createObject(ctx, k, {}, 'dry');
+        const path = itemPath(k, ctx.namespace, o.metadata.name);
+        const res = await ctx.api.request('PATCH', path, { body: k.change.patch, headers: MERGE_PATCH, query: DRY_RUN });
+        const patched = expectObject(res, [200, 201], k.kind, 'PATCH (merge) with dryRun=All');
+        expectTrue(k.change.changed(patched), 'the dry-run PATCH response shows the change', JSON.stringify(k.change.patch), patched);
+        const got = expectObject(await ctx.api.get(path), [200], k.kind, 'read back');
+        expectTrue(!k.change.changed(got), 'the stored object does not show the change', 'the object as created', got);
+        expectEqual(got.metadata?.resourceVersion, o.metadata.resourceVersion, 'resourceVersion of the stored object after the dry run');
+      },
+    }),
+    defineCase({
+      ...kindCase(k, 'dry-run.delete', ['000-4.3-dry-run-not-persisted', '000-4.3-dry-run-all'], 'MUST', 'delete with dryRun=All succeeds and the object stays'),
+      async run(ctx) {
+        const o = await createObject(ctx, k, {}, 'dry');
+        const path = itemPath(k, ctx.namespace, o.metadata.name);
+        expectCode(await ctx.api.delete(path, { query: DRY_RUN }), [200, 202], 'DELETE with dryRun=All');
+        const got = expectObject(await ctx.api.get(path), [200], k.kind, 'read after the dry-run delete');
+        expectEqual(got.metadata?.uid, o.metadata.uid, 'uid of the object still there');
+        expectEqual(got.metadata?.deletionTimestamp, undefined, 'metadata.deletionTimestamp after the dry-run delete');
+      },
+    }),
+    defineCase({
+      ...kindCase(k, 'field-validation.strict', ['000-4.3-field-validation-strict', '000-7-field-validation-strict'], 'MUST', 'create with fieldValidation=Strict and an unknown and a duplicate field is BadRequest naming both'),
+      async run(ctx) {
+        const b = problemBody(ctx, k, 'strict');
+        const res = await ctx.api.post(collectionPath(k, ctx.namespace), b.text, { headers: JSON_BODY, query: { fieldValidation: 'Strict' } });
+        const s = expectStatus(res, { code: 400, reason: 'BadRequest' }, 'POST with fieldValidation=Strict, an unknown field and a duplicate label');
+        expectNamesAll(s.message, [b.unknown, DUP_PATH], 'the error names every unknown and duplicate field');
+        expectStatus(await ctx.api.get(itemPath(k, ctx.namespace, b.name)), { code: 404, reason: 'NotFound' }, 'read after the refused create');
+      },
+    }),
+    defineCase({
+      ...kindCase(k, 'field-validation.warn', ['000-4.3-field-validation-warn', '000-7-field-validation-warn'], 'MUST', 'create with fieldValidation=Warn succeeds with a warning per unknown and duplicate field, the last duplicate kept'),
+      async run(ctx) {
+        const b = problemBody(ctx, k, 'warn');
+        const res = await ctx.api.post(collectionPath(k, ctx.namespace), b.text, { headers: JSON_BODY, query: { fieldValidation: 'Warn' } });
+        const o = expectObject(res, [200, 201, 202], k.kind, 'POST with fieldValidation=Warn, an unknown field and a duplicate label');
+        expectWarnings(res, b.problems, 'Warning headers of the response');
+        expectEqual(o.metadata?.labels?.[DUP_LABEL], 'last', `metadata.labels[${DUP_LABEL}] (sent "first", then "last")`);
+      },
+    }),
+  ];
+}
+
+const scCommon = { suite: 'write-params', spec: { doc: '000', section: '4.3' }, impact: 'cluster-scoped', needs: ['api'] } as const;
+
+/** A StorageClass body (raw JSON) with `unknownFirst` before metadata and a duplicate label in it. */
+function scProblemText(ctx: CaseContext, hint: string) {
+  const body = storageClass(ctx, {}, hint);
+  ctx.track(scItem(body.metadata.name));
+  const text = withDuplicateLabel({ [UNKNOWN]: 'dropped', ...body });
+  return { name: body.metadata.name as string, text };
+}
+
+/** Every write-set parameter at once on create, replace and patch. */
+const WRITE_SET = { pretty: 'true', dryRun: 'All', fieldManager: 'conformance-suite', fieldValidation: 'Strict' };
+
+export const writeParamCases: Case[] = [
+  defineCase({
+    ...scCommon,
+    id: 'api.write-params.write-set',
+    title: 'create, replace and patch accept every write-set parameter (pretty, dryRun, fieldManager, fieldValidation)',
+    requirements: ['000-4.3-write-set'],
+    level: 'MUST',
+    async run(ctx) {
+      const body = storageClass(ctx, {}, 'ws');
+      ctx.track(scItem(body.metadata.name));
+      expectObject(await ctx.api.post(SC_PATH, body, { query: WRITE_SET }), [200, 201, 202], 'StorageClass', `POST with ${new URLSearchParams(WRITE_SET)}`);
+      const o = await createStorageClass(ctx, {}, 'ws');
+      expectObject(await ctx.api.put(scItem(o.metadata.name), o, { query: WRITE_SET }), [200, 201], 'StorageClass', `PUT with ${new URLSearchParams(WRITE_SET)}`);
+      expectObject(
+        await ctx.api.request('PATCH', scItem(o.metadata.name), { body: { allowVolumeExpansion: true }, headers: MERGE_PATCH, query: WRITE_SET }),
+        [200, 201], 'StorageClass', `PATCH with ${new URLSearchParams(WRITE_SET)}`,
+      );
+    },
+  }),
+
+  // ---- dryRun
+  defineCase({
+    ...scCommon,
+    id: 'api.write-params.dry-run.invalid',
+    title: 'an unrecognized dryRun value is an error and nothing is processed (create, delete)',
+    requirements: ['000-4.3-dry-run-invalid', '000-7-dry-run-invalid'],
+    level: 'MUST',
+    async run(ctx) {
+      const created = await createStorageClass(ctx, {}, 'dri');
+      const fresh = storageClass(ctx, {}, 'dri');
+      ctx.track(scItem(fresh.metadata.name));
+      const post = await ctx.api.post(SC_PATH, fresh, { query: { dryRun: 'Everything' } });
+      expectTrue(post.status >= 400 && post.status < 500 && post.json?.kind === 'Status', 'POST with dryRun=Everything is an error', 'a 4xx Status', `${post.status} ${post.text.slice(0, 200)}`);
+      expectStatus(await ctx.api.get(scItem(fresh.metadata.name)), { code: 404, reason: 'NotFound' }, 'read after the refused create');
+      const del = await ctx.api.delete(scItem(created.metadata.name), { query: { dryRun: 'None' } });
+      expectTrue(del.status >= 400 && del.status < 500 && del.json?.kind === 'Status', 'DELETE with dryRun=None is an error', 'a 4xx Status', `${del.status} ${del.text.slice(0, 200)}`);
+      expectObject(await ctx.api.get(scItem(created.metadata.name)), [200], 'StorageClass', 'read after the refused delete');
+    },
+  }),
+  defineCase({
+    ...scCommon,
+    spec: { doc: '000', section: '7' },
+    id: 'api.write-params.dry-run.invalid-status',
+    title: 'a dryRun value other than All is 422 Invalid: `dryRun: Unsupported value: ...: supported values: "All"`',
+    requirements: ['000-7-dry-run-unsupported-value'],
+    level: 'SHOULD',
+    async run(ctx) {
+      const body = storageClass(ctx, {}, 'drs');
+      ctx.track(scItem(body.metadata.name));
+      const s = expectStatus(await ctx.api.post(SC_PATH, body, { query: { dryRun: 'Bogus' } }), { code: 422, reason: 'Invalid', causes: [{ field: 'dryRun', reason: 'FieldValueNotSupported' }] }, 'POST with dryRun=Bogus');
+      const m = typeof s.message === 'string' ? s.message : '';
+      expectTrue(
+        m.startsWith('CreateOptions.meta.orch.io "" is invalid: dryRun: Unsupported value: ') && m.includes('Bogus') && m.endsWith(': supported values: "All"'),
+        'message of the Status', 'CreateOptions.meta.orch.io "" is invalid: dryRun: Unsupported value: <the value>: supported values: "All"', m,
+      );
+    },
+  }),
+  defineCase({
+    ...scCommon,
+    id: 'api.write-params.dry-run.full-validation',
+    title: 'a dry-run create is validated and defaulted like a real one',
+    requirements: ['000-4.3-dry-run-full-validation'],
+    level: 'SHOULD',
+    async run(ctx) {
+      const bad = storageClass(ctx, { reclaimPolicy: 'Shred' }, 'drv');
+      ctx.track(scItem(bad.metadata.name));
+      expectStatus(await ctx.api.post(SC_PATH, bad, { query: DRY_RUN }), { code: 422, reason: 'Invalid', causes: [{ field: 'reclaimPolicy', reason: 'FieldValueNotSupported' }] }, 'dry-run POST with reclaimPolicy "Shred"');
+      const good = storageClass(ctx, {}, 'drv');
+      ctx.track(scItem(good.metadata.name));
+      const o = expectObject(await ctx.api.post(SC_PATH, good, { query: DRY_RUN }), [200, 201, 202], 'StorageClass', 'dry-run POST of a valid StorageClass');
+      expectEqual({ reclaimPolicy: o.reclaimPolicy, volumeBindingMode: o.volumeBindingMode }, { reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' }, 'defaults in the dry-run result');
+      expectTrue(typeof o.metadata?.uid === 'string' && o.metadata.uid !== '' && typeof o.metadata?.creationTimestamp === 'string', 'server-set metadata in the dry-run result', 'uid and creationTimestamp set', o.metadata);
+    },
+  }),
+  defineCase({
+    ...scCommon,
+    id: 'api.write-params.dry-run.no-watch-event',
+    title: 'dry-run create, patch and delete emit no watch event',
+    requirements: ['000-4.3-dry-run-no-watch-event'],
+    level: 'SHOULD',
+    async run(ctx) {
+      const o = await createStorageClass(ctx, {}, 'drw');
+      const w = await ctx.api.watch(SC_PATH, { resourceVersion: o.metadata.resourceVersion });
+      expectEqual(w.status, 200, 'HTTP status of the watch');
+      const ghost = storageClass(ctx, {}, 'drw');
+      ctx.track(scItem(ghost.metadata.name));
+      expectObject(await ctx.api.post(SC_PATH, ghost, { query: DRY_RUN }), [200, 201, 202], 'StorageClass', 'dry-run create');
+      expectObject(await ctx.api.request('PATCH', scItem(o.metadata.name), { body: { allowVolumeExpansion: true }, headers: MERGE_PATCH, query: DRY_RUN }), [200, 201], 'StorageClass', 'dry-run patch');
+      expectCode(await ctx.api.delete(scItem(o.metadata.name), { query: DRY_RUN }), [200, 202], 'dry-run delete');
+      // A real write after the dry runs: the first event about any of these names must be it.
+      const marker = await createStorageClass(ctx, {}, 'drw');
+      const names = new Set([o.metadata.name, ghost.metadata.name, marker.metadata.name]);
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const ev = await w.next(Math.max(1, deadline - Date.now()));
+        if (!ev) {
+          w.close();
+          fail('the real create after the dry runs arrives on the watch', `ADDED ${marker.metadata.name}`, 'no event within 10s');
+        }
+        if (!names.has(ev.object?.metadata?.name)) continue;
+        w.close();
+        expectEqual({ type: ev.type, name: ev.object?.metadata?.name }, { type: 'ADDED', name: marker.metadata.name }, 'the first watch event about the objects after the dry runs');
+        return;
+      }
+    },
+  }),
+  defineCase({
+    ...scCommon,
+    id: 'api.write-params.dry-run.delete-collection',
+    title: 'delete collection with dryRun=All (in a namespace of the case\'s own) leaves every object',
+    requirements: ['000-4.3-dry-run-not-persisted', '000-4.3-dry-run-all'],
+    level: 'MUST',
+    async run(ctx) {
+      const ns = ctx.uniqueName('drc');
+      ctx.track(`/api/v1/namespaces/${ns}`);
+      expectObject(await ctx.api.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { ...ctx.labels } } }), [200, 201, 202], 'Namespace', 'creating a namespace of the case\'s own');
+      const own = { ...ctx, namespace: ns };
+      const a = await createObject(own, RESOURCE_QUOTA, {}, 'a');
+      const b = await createObject(own, RESOURCE_QUOTA, {}, 'b');
+      expectCode(await ctx.api.delete(collectionPath(RESOURCE_QUOTA, ns), { query: DRY_RUN }), 200, `DELETE ${collectionPath(RESOURCE_QUOTA, ns)}?dryRun=All`);
+      for (const o of [a, b]) expectObject(await ctx.api.get(itemPath(RESOURCE_QUOTA, ns, o.metadata.name)), [200], 'ResourceQuota', `read ${o.metadata.name} after the dry-run delete collection`);
+    },
+  }),
+  defineCase({
+    ...scCommon,
+    id: 'api.write-params.dry-run.delete-options-body',
+    title: 'a delete whose DeleteOptions body says dryRun: ["All"] (as kubectl --dry-run=server sends it) leaves the object',
+    requirements: ['000-4.3-dry-run-not-persisted', '000-4.2-delete-options'],
+    level: 'MUST',
+    async run(ctx) {
+      const o = await createStorageClass(ctx, {}, 'drb');
+      const res = await ctx.api.request('DELETE', scItem(o.metadata.name), { body: { kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'] } });
+      expectCode(res, [200, 202], 'DELETE with a DeleteOptions body {dryRun: ["All"]}');
+      expectObject(await ctx.api.get(scItem(o.metadata.name)), [200], 'StorageClass', 'read after the dry-run delete');
+    },
+  }),
+
+  // ---- fieldValidation
+  defineCase({
+    ...scCommon,
+    id: 'api.write-params.field-validation.default-warn',
+    title: 'without fieldValidation, unknown fields are dropped with a warning (Warn is the default)',
+    requirements: ['000-4.3-field-validation-default-warn'],
+    level: 'MUST',
+    async run(ctx) {
+      const body = storageClass(ctx, { [UNKNOWN]: 'dropped' }, 'fvd');
+      const res = await postStorageClass(ctx, body);
+      const o = expectObject(res, [200, 201, 202], 'StorageClass', `POST with the unknown field ${UNKNOWN} and no fieldValidation`);
+      expectWarnings(res, [`unknown field ${q(UNKNOWN)}`], 'Warning headers of the response');
+      expectEqual(o[UNKNOWN], undefined, 'the unknown field in the created object');
+    },
+  }),
+  defineCase({
+    ...scCommon,
+    id: 'api.write-params.field-validation.ignore',
+    title: 'fieldValidation=Ignore drops unknown fields and keeps the last duplicate, silently',
+    requirements: ['000-4.3-field-validation-ignore'],
+    level: 'MUST',
+    async run(ctx) {
+      const b = scProblemText(ctx, 'fvi');
+      const res = await ctx.api.post(SC_PATH, b.text, { headers: JSON_BODY, query: { fieldValidation: 'Ignore' } });
+      const o = expectObject(res, [200, 201, 202], 'StorageClass', 'POST with fieldValidation=Ignore, an unknown field and a duplicate label');
+      expectEqual(warningTexts(res), [], 'Warning headers of the response');
+      expectEqual(o[UNKNOWN], undefined, 'the unknown field in the created object');
+      expectEqual(o.metadata?.labels?.[DUP_LABEL], 'last', `metadata.labels[${DUP_LABEL}] (sent "first", then "last")`);
+    },
+  }),
+  defineCase({
+    ...scCommon,
+    id: 'api.write-params.field-validation.strict.replace',
+    title: 'replace (PUT) with fieldValidation=Strict and unknown or duplicate fields is BadRequest naming them; nothing changes',
+    requirements: ['000-4.3-field-validation-strict', '000-7-field-validation-strict'],
+    level: 'MUST',
+    async run(ctx) {
+      const o = await createStorageClass(ctx, {}, 'fsr');
+      const text = withDuplicateLabel({ ...o, allowVolumeExpansion: true, [UNKNOWN]: 'dropped' });
+      const s = expectStatus(await ctx.api.put(scItem(o.metadata.name), text, { headers: JSON_BODY, query: { fieldValidation: 'Strict' } }), { code: 400, reason: 'BadRequest' }, 'PUT with fieldValidation=Strict, an unknown field and a duplicate label');
+      expectNamesAll(s.message, [UNKNOWN, DUP_PATH], 'the error names every unknown and duplicate field');
+      const got = expectObject(await ctx.api.get(scItem(o.metadata.name)), [200], 'StorageClass', 'read back');
+      expectEqual(got.metadata?.resourceVersion, o.metadata.resourceVersion, 'resourceVersion after the refused PUT');
+    },
+  }),
+  defineCase({
+    ...scCommon,
+    id: 'api.write-params.field-validation.strict.patch',
+    title: 'a patch with fieldValidation=Strict and unknown or duplicate fields is refused naming them; nothing changes',
+    requirements: ['000-4.3-field-validation-strict', '000-7-field-validation-strict'],
+    level: 'MUST',
+    async run(ctx) {
+      const o = await createStorageClass(ctx, {}, 'fsp');
+      const patch = `{"allowVolumeExpansion":true,"allowVolumeExpansion":false,${q(UNKNOWN)}:"dropped"}`;
+      const res = await ctx.api.request('PATCH', scItem(o.metadata.name), { body: patch, headers: MERGE_PATCH, query: { fieldValidation: 'Strict' } });
+      // The spec says BadRequest; upstream answers a patch with 422 Invalid (ground truth): either is a refusal.
+      if (res.status !== 400) expectStatus(res, { code: 422, reason: 'Invalid' }, 'PATCH with fieldValidation=Strict, an unknown field and a duplicate field');
+      else expectStatus(res, { code: 400, reason: 'BadRequest' }, 'PATCH with fieldValidation=Strict, an unknown field and a duplicate field');
+      expectNamesAll(res.json?.message, [UNKNOWN, 'allowVolumeExpansion'], 'the error names every unknown and duplicate field');
+      const got = expectObject(await ctx.api.get(scItem(o.metadata.name)), [200], 'StorageClass', 'read back');
+      expectEqual(got.metadata?.resourceVersion, o.metadata.resourceVersion, 'resourceVersion after the refused PATCH');
+    },
+  }),
+  defineCase({
+    ...scCommon,
+    id: 'api.write-params.field-validation.warn.replace',
+    title: 'replace (PUT) with fieldValidation=Warn succeeds with a warning per unknown and duplicate field',
+    requirements: ['000-4.3-field-validation-warn', '000-7-field-validation-warn'],
+    level: 'MUST',
+    async run(ctx) {
+      const o = await createStorageClass(ctx, {}, 'fwr');
+      const text = withDuplicateLabel({ ...o, [UNKNOWN]: 'dropped' });
+      const res = await ctx.api.put(scItem(o.metadata.name), text, { headers: JSON_BODY, query: { fieldValidation: 'Warn' } });
+      const put = expectObject(res, [200, 201], 'StorageClass', 'PUT with fieldValidation=Warn, an unknown field and a duplicate label');
+      expectWarnings(res, [`unknown field ${q(UNKNOWN)}`, `duplicate field ${q(DUP_PATH)}`], 'Warning headers of the response');
+      expectEqual(put.metadata?.labels?.[DUP_LABEL], 'last', `metadata.labels[${DUP_LABEL}] (sent "first", then "last")`);
+    },
+  }),
+  defineCase({
+    ...scCommon,
+    id: 'api.write-params.field-validation.warn.patch',
+    title: 'a merge patch with fieldValidation=Warn succeeds with a warning per unknown and duplicate field, the last duplicate kept',
+    requirements: ['000-4.3-field-validation-warn', '000-7-field-validation-warn'],
+    level: 'MUST',
+    async run(ctx) {
+      const o = await createStorageClass(ctx, {}, 'fwp');
+      const patch = `{"allowVolumeExpansion":false,"allowVolumeExpansion":true,${q(UNKNOWN)}:"dropped"}`;
+      const res = await ctx.api.request('PATCH', scItem(o.metadata.name), { body: patch, headers: MERGE_PATCH, query: { fieldValidation: 'Warn' } });
+      const patched = expectObject(res, [200, 201], 'StorageClass', 'PATCH with fieldValidation=Warn, an unknown field and a duplicate field');
+      expectWarnings(res, [`duplicate field ${q('allowVolumeExpansion')}`, `unknown field ${q(UNKNOWN)}`], 'Warning headers of the response');
+      expectEqual(patched.allowVolumeExpansion, true, 'allowVolumeExpansion (sent false, then true)');
+    },
+  }),
+  defineCase({
+    ...scCommon,
+    id: 'api.write-params.field-validation.values',
+    title: 'a fieldValidation value other than Ignore, Warn or Strict is 422 Unsupported value',
+    requirements: ['000-4.3-field-validation-values'],
+    level: 'SHOULD',
+    async run(ctx) {
+      const body = storageClass(ctx, {}, 'fvv');
+      ctx.track(scItem(body.metadata.name));
+      const s = expectStatus(await ctx.api.post(SC_PATH, body, { query: { fieldValidation: 'Loose' } }), { code: 422, reason: 'Invalid', causes: [{ field: 'fieldValidation', reason: 'FieldValueNotSupported' }] }, 'POST with fieldValidation=Loose');
+      expectTrue(typeof s.message === 'string' && s.message.startsWith('CreateOptions.meta.orch.io "" is invalid: fieldValidation: Unsupported value: "Loose": supported values: '), 'message of the Status', 'CreateOptions.meta.orch.io "" is invalid: fieldValidation: Unsupported value: "Loose": supported values: ...', s.message);
+      expectStatus(await ctx.api.get(scItem(body.metadata.name)), { code: 404, reason: 'NotFound' }, 'read after the refused create');
+    },
+  }),
+  defineCase({
+    ...scCommon,
+    id: 'api.write-params.field-validation.warning-header',
+    title: 'Warn sends one `299 - "..."` Warning header per problem, with upstream paths (list items as [i])',
+    requirements: ['000-4.3-field-validation-warning-header'],
+    level: 'SHOULD',
+    async run(ctx) {
+      const body = storageClass(ctx, { allowedTopologies: [{ matchLabelExpressions: [{ key: 'topology.orch.io/zone', values: ['a'], [UNKNOWN]: 1 }] }] }, 'fwh');
+      ctx.track(scItem(body.metadata.name));
+      const text = withDuplicateLabel(body);
+      const res = await ctx.api.post(SC_PATH, text, { headers: JSON_BODY });
+      expectObject(res, [200, 201, 202], 'StorageClass', 'POST with a duplicate label and an unknown field in a list item');
+      const nested = `allowedTopologies[0].matchLabelExpressions[0].${UNKNOWN}`;
+      const want = [`299 - "duplicate field \\"${DUP_PATH}\\""`, `299 - "unknown field \\"${nested}\\""`];
+      const got = (res.headers['warning'] ?? '').split(/, (?=\d{3} )/).filter((x) => x);
+      expectEqual(got, want, 'Warning header values, in document order');
+    },
+  }),
+  defineCase({
+    ...scCommon,
+    id: 'api.write-params.field-validation.raw-duplicates',
+    title: 'duplicate keys are found in the raw JSON body at any depth (Strict names them)',
+    requirements: ['000-4.3-field-validation-raw-duplicates'],
+    level: 'SHOULD',
+    async run(ctx) {
+      const body = storageClass(ctx, { allowedTopologies: [{ matchLabelExpressions: [{ key: 'topology.orch.io/zone', values: ['a'] }] }] }, 'fwd');
+      ctx.track(scItem(body.metadata.name));
+      const text = JSON.stringify(body)
+        .replace('"provisioner":', '"provisioner":"first.orch.io/x","provisioner":')
+        .replace('{"key":', '{"key":"first.orch.io/zone","key":');
+      const s = expectStatus(await ctx.api.post(SC_PATH, text, { headers: JSON_BODY, query: { fieldValidation: 'Strict' } }), { code: 400, reason: 'BadRequest' }, 'POST with fieldValidation=Strict and duplicate keys (and nothing else wrong)');
+      expectNamesAll(s.message, ['duplicate field "provisioner"', 'duplicate field "allowedTopologies[0].matchLabelExpressions[0].key"'], 'the error names both duplicates with their paths');
+    },
+  }),
+  defineCase({
+    ...scCommon,
+    id: 'api.write-params.field-validation.yaml-duplicates',
+    title: 'duplicate keys in a YAML body are found too: Warn keeps the last and warns',
+    requirements: ['000-4.3-field-validation-raw-duplicates', '000-4.3-field-validation-warn'],
+    level: 'MUST',
+    async run(ctx) {
+      const body = storageClass(ctx, {}, 'fwy');
+      ctx.track(scItem(body.metadata.name));
+      const yaml = yamlStringify(body).replace(/^provisioner: .*$/m, 'provisioner: first.orch.io/x\nprovisioner: last.orch.io/x');
+      const res = await ctx.api.post(SC_PATH, yaml, { headers: { 'content-type': 'application/yaml' }, query: { fieldValidation: 'Warn' } });
+      const o = expectObject(res, [200, 201, 202], 'StorageClass', 'POST of YAML with provisioner twice');
+      expectEqual(o.provisioner, 'last.orch.io/x', 'provisioner (sent first.orch.io/x, then last.orch.io/x)');
+      expectWarnings(res, ['duplicate field "provisioner"'], 'Warning headers of the response');
+    },
+  }),
+  defineCase({
+    ...scCommon,
+    spec: { doc: '000', section: '7' },
+    id: 'api.write-params.field-validation.strict-status.create',
+    title: 'Strict on create is 400 `<Kind> in version "v1" cannot be handled as a <Kind>: strict decoding error: ...` listing every problem in order',
+    requirements: ['000-7-field-validation-strict-status'],
+    level: 'SHOULD',
+    async run(ctx) {
+      const b = scProblemText(ctx, 'fss');
+      const s = expectStatus(await ctx.api.post(SC_PATH, b.text, { headers: JSON_BODY, query: { fieldValidation: 'Strict' } }), { code: 400, reason: 'BadRequest' }, 'POST with fieldValidation=Strict');
+      expectEqual(s.message, `StorageClass in version "v1" cannot be handled as a StorageClass: strict decoding error: unknown field ${q(UNKNOWN)}, duplicate field ${q(DUP_PATH)}`, 'message of the Status');
+    },
+  }),
+  defineCase({
+    ...scCommon,
+    spec: { doc: '000', section: '7' },
+    id: 'api.write-params.field-validation.strict-status.patch',
+    title: 'Strict on a patch is 422 Invalid on field `patch`: `... strict decoding error: ...` listing every problem',
+    requirements: ['000-7-field-validation-strict-status'],
+    level: 'SHOULD',
+    async run(ctx) {
+      const o = await createStorageClass(ctx, {}, 'fsq');
+      const patch = `{"allowVolumeExpansion":true,"allowVolumeExpansion":false,${q(UNKNOWN)}:"dropped"}`;
+      const res = await ctx.api.request('PATCH', scItem(o.metadata.name), { body: patch, headers: MERGE_PATCH, query: { fieldValidation: 'Strict' } });
+      const s = expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'patch', reason: 'FieldValueInvalid' }] }, 'PATCH with fieldValidation=Strict');
+      const tail = `strict decoding error: duplicate field "allowVolumeExpansion", unknown field ${q(UNKNOWN)}`;
+      expectTrue(typeof s.message === 'string' && s.message.endsWith(tail), 'message of the Status', `... ${tail}`, s.message);
+    },
+  }),
+];

@@ -1,0 +1,141 @@
+// Shared by the list (§4.3) and watch (§4.3, §6) semantics cases: a set of Roles in the run's
+// namespace that carries its own label (so a selector isolates the case's objects from everything
+// else on the target), paged listing, and reading watch streams.
+import type { CaseContext } from '../case.js';
+import type { ApiResponse, WatchEvent, WatchStream } from '../../runner/client.js';
+import { expectCode, expectObject, fail, show } from '../verify.js';
+import { ROLE } from './kinds-rbac.js';
+import { collectionPath, itemPath, newObject, postObject } from './kinds.js';
+
+/** The label that ties a case's objects together; its value is unique to the case. */
+export const SET_LABEL = 'list.conformance.orch.io/set';
+
+export const roles = (ctx: CaseContext): string => collectionPath(ROLE, ctx.namespace);
+export const roleItem = (ctx: CaseContext, name: string): string => itemPath(ROLE, ctx.namespace, name);
+
+export interface RoleSet {
+  /** The value of SET_LABEL. */
+  readonly id: string;
+  /** `list.conformance.orch.io/set=<id>`. */
+  readonly selector: string;
+  /** The created objects, in name (= storage key) order. */
+  readonly objects: any[];
+  readonly names: string[];
+}
+
+/** A new set id (a valid label value). */
+export function newSetId(ctx: CaseContext): string {
+  return ctx.uniqueName('set');
+}
+
+/**
+ * Creates `n` Roles labelled with a fresh set id, plus `labels(i)` on the i-th one. Names sort in
+ * creation order (fewer than 10 per case).
+ */
+export async function createRoleSet(ctx: CaseContext, n: number, labels: (i: number) => Record<string, string> = () => ({})): Promise<RoleSet> {
+  const id = newSetId(ctx);
+  const objects: any[] = [];
+  for (let i = 0; i < n; i++) objects.push(await createSetRole(ctx, id, labels(i)));
+  objects.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+  return { id, selector: `${SET_LABEL}=${id}`, objects, names: objects.map((o) => o.metadata.name) };
+}
+
+/** One more Role of a set. */
+export async function createSetRole(ctx: CaseContext, setId: string, labels: Record<string, string> = {}, name = ctx.uniqueName('r')): Promise<any> {
+  const body = { apiVersion: ROLE.apiVersion, kind: ROLE.kind, metadata: { name, labels: { ...ctx.labels, [SET_LABEL]: setId, ...labels } }, ...ROLE.valid(ctx) };
+  return expectObject(await postObject(ctx, ROLE, body), [200, 201, 202], ROLE.kind, `creating Role ${name}`);
+}
+
+/** PUT of a Role with its labels replaced by `labels` (run and set labels kept). */
+export async function relabel(ctx: CaseContext, obj: any, labels: Record<string, string | undefined>): Promise<any> {
+  const next = { ...obj, metadata: { ...obj.metadata, labels: { ...obj.metadata.labels } } };
+  for (const [k, v] of Object.entries(labels)) {
+    if (v === undefined) delete next.metadata.labels[k];
+    else next.metadata.labels[k] = v;
+  }
+  return expectObject(await ctx.api.put(roleItem(ctx, obj.metadata.name), next), [200], 'Role', `updating the labels of ${obj.metadata.name}`);
+}
+
+/** A Role with the set label, POSTed without checking the answer (for cases that send odd ones). */
+export function postSetRole(ctx: CaseContext, setId: string): Promise<ApiResponse> {
+  const o = newObject(ctx, ROLE, {}, 'r');
+  o.metadata.labels[SET_LABEL] = setId;
+  return postObject(ctx, ROLE, o);
+}
+
+export const namesOf = (list: any): string[] => (Array.isArray(list?.items) ? list.items.map((i: any) => i?.metadata?.name) : []);
+
+/** A successful RoleList; fails the case otherwise. */
+export async function listRoles(ctx: CaseContext, query: Record<string, string | number | undefined>, what: string, path = roles(ctx)): Promise<any> {
+  return expectObject(await ctx.api.get(path, { query }), [200], 'RoleList', what);
+}
+
+export interface Paged {
+  readonly pages: any[];
+  /** Every item of every page, in order. */
+  readonly items: any[];
+}
+
+/** Follows `continue` from a first list with `query` until a page has none (at most `maxPages`). */
+export async function listAllPages(ctx: CaseContext, query: Record<string, string | number | undefined>, what: string, maxPages = 50): Promise<Paged> {
+  const pages: any[] = [];
+  let cont: string | undefined;
+  do {
+    const page = await listRoles(ctx, { ...query, continue: cont }, `${what} (page ${pages.length + 1})`);
+    pages.push(page);
+    cont = typeof page.metadata?.continue === 'string' && page.metadata.continue ? page.metadata.continue : undefined;
+    if (pages.length > maxPages) fail(`${what}: paging ends`, `at most ${maxPages} pages`, `still a continue token after ${pages.length} pages`);
+  } while (cont);
+  return { pages, items: pages.flatMap((p) => p.items ?? []) };
+}
+
+/** Events of a watch until `until` says stop (that event included), or the stream ends or times out. */
+export async function readEvents(w: WatchStream, until: (ev: WatchEvent, seen: WatchEvent[]) => boolean, timeoutMs = 10_000): Promise<WatchEvent[]> {
+  const deadline = Date.now() + timeoutMs;
+  const seen: WatchEvent[] = [];
+  for (;;) {
+    const left = deadline - Date.now();
+    if (left <= 0) return seen;
+    const ev = await w.next(left);
+    if (!ev) return seen;
+    seen.push(ev);
+    if (until(ev, seen)) return seen;
+  }
+}
+
+/** [type, name] pairs, for messages. */
+export const brief = (evs: WatchEvent[]): string => show(evs.map((e) => [e.type, e.object?.metadata?.name ?? e.object?.metadata?.resourceVersion]));
+
+/** A watch that must open with 200. */
+export async function openWatch(ctx: CaseContext, query: Record<string, string | number | boolean | undefined>, what: string, path = roles(ctx)): Promise<WatchStream> {
+  const w = await ctx.api.watch(path, query);
+  if (w.status !== 200) {
+    const first = await w.next(2000);
+    w.close();
+    fail(what, 'HTTP 200 and a stream of watch events', `HTTP ${w.status} ${show(first ?? '')}`);
+  }
+  return w;
+}
+
+export type WatchAttempt = { readonly refused: false; readonly stream: WatchStream } | { readonly refused: true; readonly status: number; readonly body: any };
+
+/** Opens a watch that the target may refuse: a non-200 answer is read to its end and parsed. */
+export async function tryWatch(ctx: CaseContext, query: Record<string, string | number | boolean | undefined>, path = roles(ctx)): Promise<WatchAttempt> {
+  const w = await ctx.api.watch(path, query);
+  if (w.status === 200) return { refused: false, stream: w };
+  while (await w.next(5000));
+  let body: any;
+  try {
+    body = JSON.parse(w.badLines.join('\n'));
+  } catch {
+    body = undefined;
+  }
+  return { refused: true, status: w.status, body };
+}
+
+/** 4xx with a Status body: a parameter was refused. */
+export function isRefusal(res: ApiResponse): boolean {
+  return res.status >= 400 && res.status < 500 && res.json?.kind === 'Status';
+}
+
+export { expectCode };

@@ -1,0 +1,31 @@
+// Spec 002 §7: JSON asked of /statusz or /flagz without all of g, v and as is 406 Not Acceptable.
+import { defineCase, type Case } from '../case.js';
+import { expectCode } from '../verify.js';
+import { debugCase, getWithAccept } from './debug-common.js';
+
+const common = { ...debugCase, spec: { doc: '002', section: '7' }, level: 'MUST' } as const;
+
+/** Plain application/json, then the structured form with each of g, v and as left out. */
+function incomplete(v: string, as: string): string[] {
+  const params = { v: `v=${v}`, g: 'g=config.orch.io', as: `as=${as}` };
+  const keys = Object.keys(params) as Array<keyof typeof params>;
+  return ['application/json', ...keys.map((drop) => ['application/json', ...keys.filter((k) => k !== drop).map((k) => params[k])].join(';'))];
+}
+
+function notAcceptable(path: '/statusz' | '/flagz', v: string, as: string, requirement: string): Case {
+  return defineCase({
+    ...common,
+    suite: path.slice(1),
+    id: `debug.${path.slice(1)}.json-without-params`,
+    title: `Accept: application/json on ${path} without all of g, v and as is 406`,
+    requirements: [requirement],
+    async run(ctx) {
+      for (const accept of incomplete(v, as)) expectCode(await getWithAccept(ctx, path, accept), 406, `GET ${path} with Accept: ${accept}`);
+    },
+  });
+}
+
+export const debugErrorCases: Case[] = [
+  notAcceptable('/statusz', 'v1beta1', 'Statusz', '002-7-statusz-json-without-params-406'),
+  notAcceptable('/flagz', 'v1alpha1', 'Flagz', '002-7-flagz-json-without-params-406'),
+];

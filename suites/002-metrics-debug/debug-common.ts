@@ -1,0 +1,103 @@
+// What the health, SLI and z-page cases share: the Accept forms of the structured pages, fetching
+// them, and reading the text pages' headers.
+import type { CaseContext } from '../case.js';
+import type { ApiResponse } from '../../runner/client.js';
+import { expectCode, expectEqual, expectTrue, fail, show } from '../verify.js';
+import { parseExposition, type Exposition } from './exposition.js';
+
+/** Header fields every debug case shares; `needs` 'metrics' reaches the component's own URL. */
+export const debugCase = { impact: 'read-only', needs: ['metrics'] } as const;
+
+export const STATUSZ_ACCEPT = 'application/json;v=v1beta1;g=config.orch.io;as=Statusz';
+export const FLAGZ_ACCEPT = 'application/json;v=v1alpha1;g=config.orch.io;as=Flagz';
+export const ZPAGE_WARNING = 'Warning: This endpoint is not meant to be machine parseable, has no formatting compatibility guarantees and is for debugging purposes only.';
+/** Upstream separates a text page's labels from their values by one of these, chosen at random. */
+export const DELIMITERS = [': ', ':', '=', ' '] as const;
+
+/** GET with exactly this Accept header (`undefined`: no Accept header at all). */
+export function getWithAccept(ctx: CaseContext, path: string, accept: string | undefined): Promise<ApiResponse> {
+  return ctx.component().get(path, { headers: { accept } });
+}
+
+export function mediaType(res: ApiResponse): string {
+  return (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+export function expectMediaType(res: ApiResponse, want: string, what: string): void {
+  expectTrue(mediaType(res) === want, `${what}: Content-Type`, want, res.headers['content-type'] ?? '(none)');
+}
+
+/** A JSON object from a 200 answer. */
+export function expectJsonObject(res: ApiResponse, what: string): Record<string, any> {
+  expectCode(res, 200, what);
+  expectMediaType(res, 'application/json', what);
+  const o = res.json;
+  if (!o || typeof o !== 'object' || Array.isArray(o)) fail(`${what}: the body is a JSON object`, 'a JSON object', res.text.slice(0, 300));
+  return o;
+}
+
+export async function statuszObject(ctx: CaseContext): Promise<{ res: ApiResponse; obj: Record<string, any> }> {
+  const res = await getWithAccept(ctx, '/statusz', STATUSZ_ACCEPT);
+  return { res, obj: expectJsonObject(res, `GET /statusz with Accept: ${STATUSZ_ACCEPT}`) };
+}
+
+export async function flagzObject(ctx: CaseContext): Promise<Record<string, any>> {
+  return expectJsonObject(await getWithAccept(ctx, '/flagz', FLAGZ_ACCEPT), `GET /flagz with Accept: ${FLAGZ_ACCEPT}`);
+}
+
+/** The plain text form of a z-page, asked for without an Accept header. */
+export async function zpageText(ctx: CaseContext, path: '/statusz' | '/flagz'): Promise<string> {
+  const res = await getWithAccept(ctx, path, undefined);
+  expectCode(res, 200, `GET ${path} without Accept`);
+  expectMediaType(res, 'text/plain', `GET ${path} without Accept`);
+  return res.text;
+}
+
+/**
+ * The upstream text header `\n<component> <title>\n<warning>\n`; gives the component name and the
+ * lines after the header.
+ */
+export function expectTextHeader(text: string, title: 'statusz' | 'flags', what: string): { component: string; rest: string[] } {
+  const lines = text.split('\n');
+  const m = new RegExp(`^(\\S+) ${title}$`).exec(lines[1] ?? '');
+  if (lines[0] !== '' || !m || lines[2] !== ZPAGE_WARNING) {
+    fail(`${what}: the header`, show(`\n<component> ${title}\n${ZPAGE_WARNING}\n`), show(lines.slice(0, 3).join('\n')));
+  }
+  return { component: m[1]!, rest: lines.slice(3) };
+}
+
+/** The lines after a text page's warning line (failing when there is none). */
+export function linesAfterWarning(text: string, what: string): string[] {
+  const lines = text.split('\n');
+  const warning = lines.findIndex((l) => /not meant to be machine parseable/.test(l));
+  expectTrue(warning >= 0, `the warning line of ${what}`, 'a line saying the page is not meant to be machine parseable', lines.slice(0, 5).join('\n'));
+  return lines.slice(warning + 1);
+}
+
+/** A structured page's metadata, when present, names the component its text page names. */
+export async function expectMetadataNamesComponent(ctx: CaseContext, obj: Record<string, any>, path: '/statusz' | '/flagz'): Promise<void> {
+  if (obj['metadata'] === undefined) return;
+  const title = path === '/statusz' ? 'statusz' : 'flags';
+  const { component } = expectTextHeader(await zpageText(ctx, path), title, `${path} text`);
+  expectEqual(obj['metadata']?.name, component, `metadata.name of the ${path} object (the component named by the text page)`);
+}
+
+/** GET /healthz and /readyz (so that SLIs have results), then /metrics/slis, read. */
+export async function slis(ctx: CaseContext, evaluate = true): Promise<{ res: ApiResponse; exp: Exposition }> {
+  if (evaluate) for (const p of ['/healthz', '/readyz']) await ctx.component().get(p, { headers: { accept: undefined } });
+  const res = await ctx.component().get('/metrics/slis', { headers: { accept: 'text/plain' } });
+  expectCode(res, 200, 'GET /metrics/slis');
+  const exp = parseExposition(res.text);
+  expectTrue(exp.errors.length === 0, 'GET /metrics/slis: text exposition format', 'no unreadable lines', exp.errors.slice(0, 5).join('; '));
+  return { res, exp };
+}
+
+/** The checks a verbose health listing names: `[+]name ok`, `[+]name excluded: ok`, `[-]name failed: ...`. */
+export function listedChecks(body: string): Array<{ name: string; ok: boolean; excluded: boolean }> {
+  const out: Array<{ name: string; ok: boolean; excluded: boolean }> = [];
+  for (const line of body.split('\n')) {
+    const m = /^\[([+-])\](.+?) (ok|excluded: ok|failed: .*)$/.exec(line);
+    if (m) out.push({ name: m[2]!, ok: m[1] === '+', excluded: m[3] === 'excluded: ok' });
+  }
+  return out;
+}

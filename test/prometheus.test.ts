@@ -1,0 +1,210 @@
+// Real Prometheus (Debian's `prometheus` package, 2.42; CI installs it) scrapes the reference's
+// /metrics every second: once with `--enable-feature=native-histograms` (it asks for protobuf and
+// ingests native histograms), once without (it asks for OpenMetrics/text and ingests classic
+// buckets). `promtool check metrics` lints the text exposition. Without Prometheus these tests
+// fail rather than skip.
+import t from 'tap';
+import { execa } from 'execa';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startReference, type RunningReference } from '../reference/server.js';
+
+const WAIT_MS = 45_000;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function hasBinary(name: string): Promise<boolean> {
+  const r = await execa(name, ['--version'], { reject: false, timeout: 20_000 });
+  return r.exitCode === 0;
+}
+
+/** Some API traffic, so the request counter and latency histogram have series and rates. */
+function traffic(ref: RunningReference): () => void {
+  let stop = false;
+  void (async () => {
+    while (!stop) {
+      await Promise.all([
+        fetch(`${ref.url}/api/v1/namespaces`).then((r) => r.text()).catch(() => undefined),
+        fetch(`${ref.url}/apis/storage.orch.io/v1/storageclasses/missing`).then((r) => r.text()).catch(() => undefined),
+      ]);
+      await sleep(100);
+    }
+  })();
+  return () => {
+    stop = true;
+  };
+}
+
+interface Prometheus {
+  url: string;
+  log(): string;
+  query(q: string): Promise<any[]>;
+  /** Polls a query until `ok` accepts its result; fails with the last result and the log. */
+  until(q: string, ok: (r: any[]) => boolean, what: string): Promise<any[]>;
+}
+
+async function startPrometheus(t: { teardown(fn: () => unknown): void }, targets: Record<string, string>, nativeHistograms: boolean): Promise<Prometheus> {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-prometheus-'));
+  const port = await freePort();
+  const config = [
+    'global:',
+    '  scrape_interval: 1s',
+    '  scrape_timeout: 1s',
+    '  evaluation_interval: 1s',
+    'scrape_configs:',
+    ...Object.entries(targets).flatMap(([job, url]) => [
+      `  - job_name: ${job}`,
+      '    scrape_interval: 1s',
+      '    static_configs:',
+      `      - targets: ['${new URL(url).host}']`,
+    ]),
+    '',
+  ].join('\n');
+  writeFileSync(join(dir, 'prometheus.yml'), config);
+  const args = [
+    `--config.file=${join(dir, 'prometheus.yml')}`,
+    `--storage.tsdb.path=${join(dir, 'data')}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+    '--log.level=warn',
+    ...(nativeHistograms ? ['--enable-feature=native-histograms'] : []),
+  ];
+  let log = '';
+  const proc: ChildProcess = spawn('prometheus', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  proc.stdout!.on('data', (c: Buffer) => (log += c.toString()));
+  proc.stderr!.on('data', (c: Buffer) => (log += c.toString()));
+  let exited = false;
+  proc.once('exit', () => (exited = true));
+  t.teardown(async () => {
+    if (!exited) {
+      proc.kill('SIGTERM');
+      const killer = setTimeout(() => proc.kill('SIGKILL'), 5_000);
+      await new Promise<void>((resolve) => (exited ? resolve() : proc.once('exit', () => resolve())));
+      clearTimeout(killer);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    if (exited) throw new Error(`prometheus exited early:\n${log}`);
+    const ready = await fetch(`${url}/-/ready`).then((r) => r.status, () => 0);
+    if (ready === 200) break;
+    if (Date.now() > deadline) throw new Error(`prometheus not ready within ${WAIT_MS} ms:\n${log}`);
+    await sleep(200);
+  }
+  const query = async (q: string): Promise<any[]> => {
+    const res = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(q)}`);
+    const body = (await res.json()) as { status: string; data?: { result: any[] }; error?: string };
+    if (body.status !== 'success') throw new Error(`query ${q} failed: ${body.error}`);
+    return body.data!.result;
+  };
+  return {
+    url,
+    log: () => log,
+    query,
+    async until(q, ok, what) {
+      const end = Date.now() + WAIT_MS;
+      let last: any[] = [];
+      for (;;) {
+        last = await query(q);
+        if (ok(last)) return last;
+        if (Date.now() > end) {
+          const targetsNow = await fetch(`${url}/api/v1/targets`).then((r) => r.text(), (e) => String(e));
+          throw new Error(`${what}: no acceptable result for ${q} within ${WAIT_MS} ms; last ${JSON.stringify(last)}; targets ${targetsNow}; log:\n${log}`);
+        }
+        await sleep(500);
+      }
+    },
+  };
+}
+
+const nonEmpty = (r: any[]) => r.length > 0;
+const value = (r: any[]) => Number(r[0]?.value?.[1]);
+
+t.test('promtool check metrics finds no problem in the text exposition', async (t) => {
+  if (!(await hasBinary('promtool'))) return void t.fail('promtool is not on PATH: install the Debian package `prometheus` (CI does)');
+  const ref = await startReference({});
+  t.teardown(() => ref.close());
+  for (let i = 0; i < 3; i++) await (await fetch(`${ref.url}/api/v1/namespaces`)).text();
+  await (await fetch(`${ref.url}/apis/storage.orch.io/v1/storageclasses/missing`)).text();
+  for (const accept of [undefined, 'text/plain;version=0.0.4']) {
+    const text = await (await fetch(`${ref.url}/metrics`, { headers: accept ? { accept } : {} })).text();
+    const r = await execa('promtool', ['check', 'metrics'], { input: text, reject: false, timeout: 30_000 });
+    t.equal(r.exitCode, 0, `promtool exit code (Accept ${accept ?? 'none'})`);
+    t.equal(`${r.stdout}${r.stderr}`.trim(), '', 'promtool reports nothing');
+  }
+});
+
+t.test('Prometheus with native histograms: protobuf scrape, native and classic series', async (t) => {
+  if (!(await hasBinary('prometheus'))) return void t.fail('prometheus is not on PATH: install the Debian package `prometheus` (CI does)');
+  const on = await startReference({});
+  t.teardown(() => on.close());
+  const off = await startReference({ featureGates: { NativeHistograms: false } });
+  t.teardown(() => off.close());
+  t.teardown(traffic(on));
+  t.teardown(traffic(off));
+  const prom = await startPrometheus(t, { 'orch-native': on.url, 'orch-classic': off.url }, true);
+
+  const gate = await prom.until('orch_feature_enabled{job="orch-native",name="NativeHistograms"}', nonEmpty, 'gate metric of the native-on server');
+  t.equal(value(gate), 1, 'orch_feature_enabled{name="NativeHistograms"} is 1');
+  const requests = await prom.until('sum(apiserver_request_total{job="orch-native",resource="namespaces",verb="LIST",code="200"})', (r) => value(r) > 0, 'request counter');
+  t.ok(value(requests) > 0, 'apiserver_request_total ingested');
+
+  // The instant query of a native histogram series answers with a `histogram` field, not `value`.
+  const native = await prom.until('apiserver_request_duration_seconds{job="orch-native",verb="LIST"}', nonEmpty, 'native histogram series');
+  t.ok(native[0].histogram, 'the series is a native histogram');
+  t.equal(native[0].value, undefined);
+  const h = native[0].histogram[1];
+  t.ok(Number(h.count) > 0, `native count ${h.count}`);
+  t.ok(Array.isArray(h.buckets) && h.buckets.length > 0 && h.buckets.length <= 160, `native buckets: ${h.buckets?.length}`);
+  const rate = await prom.until('histogram_count(rate(apiserver_request_duration_seconds{job="orch-native",verb="LIST"}[1m]))', (r) => value(r) > 0, 'native histogram rate');
+  t.ok(value(rate) > 0, 'histogram_count(rate(...)) works on the native series');
+  const quantile = await prom.query('histogram_quantile(0.9, sum(rate(apiserver_request_duration_seconds{job="orch-native"}[1m])))');
+  t.ok(quantile.length > 0 && Number.isFinite(value(quantile)), 'native histogram_quantile answers');
+
+  // The gate-off server, scraped by the same (protobuf-asking) Prometheus: classic buckets only.
+  const gateOff = await prom.until('orch_feature_enabled{job="orch-classic",name="NativeHistograms"}', nonEmpty, 'gate metric of the native-off server');
+  t.equal(value(gateOff), 0, 'orch_feature_enabled{name="NativeHistograms"} is 0');
+  const classic = await prom.until('apiserver_request_duration_seconds_bucket{job="orch-classic",verb="LIST",le="+Inf"}', nonEmpty, 'classic +Inf bucket of the native-off server');
+  t.ok(Number(classic[0].value[1]) > 0, 'classic buckets ingested from protobuf, +Inf implied by the count');
+  const le = await prom.query('count(apiserver_request_duration_seconds_bucket{job="orch-classic",verb="LIST"})');
+  t.equal(value(le), 24, '23 classic bounds plus +Inf');
+  t.same(await prom.query('apiserver_request_duration_seconds{job="orch-classic"}'), [], 'no native series from the gate-off server');
+
+  const targets = (await (await fetch(`${prom.url}/api/v1/targets`)).json()) as { data: { activeTargets: { health: string; lastError: string; labels: { job: string } }[] } };
+  for (const tg of targets.data.activeTargets) t.same({ job: tg.labels.job, health: tg.health, lastError: tg.lastError }, { job: tg.labels.job, health: 'up', lastError: '' }, `${tg.labels.job} scrapes cleanly`);
+});
+
+t.test('Prometheus without native histograms: text scrape, classic series', async (t) => {
+  if (!(await hasBinary('prometheus'))) return void t.fail('prometheus is not on PATH: install the Debian package `prometheus` (CI does)');
+  const ref = await startReference({});
+  t.teardown(() => ref.close());
+  t.teardown(traffic(ref));
+  const prom = await startPrometheus(t, { orch: ref.url }, false);
+
+  const gate = await prom.until('orch_feature_enabled{name="NativeHistograms"}', nonEmpty, 'gate metric');
+  t.equal(value(gate), 1);
+  const requests = await prom.until('sum(apiserver_request_total{resource="storageclasses",code="404"})', (r) => value(r) > 0, 'request counter');
+  t.ok(value(requests) > 0, 'apiserver_request_total ingested (OpenMetrics `_total` samples)');
+  const buckets = await prom.until('count(apiserver_request_duration_seconds_bucket{verb="LIST"})', (r) => value(r) === 24, 'classic buckets');
+  t.equal(value(buckets), 24);
+  const q = await prom.until('histogram_quantile(0.9, sum by (le) (rate(apiserver_request_duration_seconds_bucket[1m])))', (r) => r.length > 0 && Number.isFinite(value(r)), 'classic quantile');
+  t.ok(Number.isFinite(value(q)), 'classic histogram_quantile answers');
+  t.same(await prom.query('apiserver_request_duration_seconds'), [], 'no native series');
+  const build = await prom.until('orch_build_info', nonEmpty, 'build info');
+  t.equal(build[0].metric.git_version, 'v1.37.0');
+});
