@@ -2,46 +2,15 @@
 // field manager, --force-conflicts) and kubectl patch with --type json, merge and strategic. kubectl
 // must be on PATH (CI installs it); without it this test fails rather than skipping.
 import t from 'tap';
-import { execa } from 'execa';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startReference } from '../reference/server.js';
+import { kubectlAgainst } from './helpers/kubectl.js';
 
 t.test('kubectl apply --server-side and kubectl patch against the reference', async (t) => {
   const ref = await startReference({ host: '127.0.0.1', port: 0 });
   t.teardown(() => ref.close());
-  const dir = mkdtempSync(join(tmpdir(), 'orch-kubectl-apply-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-
-  const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(
-    kubeconfig,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      'clusters:',
-      '- name: reference',
-      '  cluster:',
-      `    server: ${ref.url}`,
-      'contexts:',
-      '- name: reference',
-      '  context:',
-      '    cluster: reference',
-      '    user: anonymous',
-      'users:',
-      '- name: anonymous',
-      '  user: {}',
-      'current-context: reference',
-      '',
-    ].join('\n'),
-  );
-  const kubectl = (...args: string[]) =>
-    execa('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), '--request-timeout', '20s', ...args], {
-      reject: false,
-      env: { HOME: dir, KUBECONFIG: kubeconfig },
-      timeout: 60_000,
-    });
+  const { dir, kubectl } = kubectlAgainst(t, ref.url);
   const version = await kubectl('version', '--client');
   if (version.exitCode !== 0) {
     t.fail(`kubectl is not runnable (${version.failed ? version.shortMessage : version.stderr}); CI must install it on PATH`);

@@ -1,22 +1,16 @@
 // Every resource the reference serves through the real kubectl: `kubectl api-resources` lists it
 // with its scope and verbs, and `kubectl get` works for it. kubectl must be on PATH (CI installs it).
 import t from 'tap';
-import { execa } from 'execa';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startReference } from '../reference/server.js';
 import { REFERENCE_RESOURCES } from '../reference/resources/index.js';
+import { kubectlAgainst } from './helpers/kubectl.js';
 
 t.test('kubectl api-resources and get for every resource', async (t) => {
   // Gated APIs on, so that they are served too.
   const ref = await startReference({ featureGates: { GenericWorkload: true } });
   // Every gated API is served with the gates above; a new gate needs adding here.
   t.teardown(() => ref.close());
-  const dir = mkdtempSync(join(tmpdir(), 'orch-kubectl-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const kubectl = (...args: string[]) =>
-    execa('kubectl', ['--server', ref.url, '--cache-dir', join(dir, 'cache'), '--request-timeout', '20s', ...args], { reject: false, env: { HOME: dir, KUBECONFIG: join(dir, 'none') } });
+  const { kubectl } = kubectlAgainst(t, ref.url);
 
   const res = await kubectl('api-resources', '-o', 'wide', '--no-headers');
   t.equal(res.exitCode, 0, res.stderr);

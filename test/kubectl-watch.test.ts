@@ -2,40 +2,16 @@
 // ADDED and DELETED of an object created and deleted while it runs. kubectl must be on PATH.
 import t from 'tap';
 import { execa } from 'execa';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startReference } from '../reference/server.js';
+import { kubectlAgainst } from './helpers/kubectl.js';
 
 const SC = '/apis/storage.orch.io/v1/storageclasses';
 
 t.test('kubectl get -w streams the changes', async (t) => {
   const ref = await startReference({ host: '127.0.0.1', port: 0 });
   t.teardown(() => ref.close());
-  const dir = mkdtempSync(join(tmpdir(), 'orch-kubectl-watch-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(
-    kubeconfig,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      'clusters:',
-      '- name: reference',
-      '  cluster:',
-      `    server: ${ref.url}`,
-      'contexts:',
-      '- name: reference',
-      '  context:',
-      '    cluster: reference',
-      '    user: anonymous',
-      'users:',
-      '- name: anonymous',
-      '  user: {}',
-      'current-context: reference',
-      '',
-    ].join('\n'),
-  );
+  const { dir, kubeconfig } = kubectlAgainst(t, ref.url);
 
   const before = await fetch(`${ref.url}${SC}`, {
     method: 'POST',
