@@ -46,7 +46,8 @@ t.test('run --api against a separately started serve gives the same results', as
   const { serve, url } = await startServe(t);
   const dir = tmp();
   const r = await cli(['run', '--api', url, '--reporter', `json=${dir}/r.json`]);
-  t.equal(r.exitCode, 0, r.stderr);
+  const bad = (JSON.parse(readFileSync(`${dir}/r.json`, 'utf8')).cases as any[]).filter((c) => c.status === 'failed' || c.status === 'errored');
+  t.equal(r.exitCode, 0, `${r.stderr}${bad.map((c) => `\n${c.id}: ${c.message} expected=${c.expected} actual=${c.actual}`).join('')}`);
   const report = JSON.parse(readFileSync(`${dir}/r.json`, 'utf8'));
   t.equal(report.target.embedded, false);
   t.equal(report.target.api, url);
