@@ -202,21 +202,6 @@ export class ApiHandler {
           throw methodNotAllowed();
       }
     }
-    if (rr.subresource === 'status') {
-      switch (method) {
-        case 'GET':
-          require('get');
-          return this.get(req, res, ctx, rr);
-        case 'PUT':
-          require('update');
-          return this.update(req, res, ctx, rr);
-        case 'PATCH':
-          require('patch');
-          return this.patch(req, res, ctx, rr);
-        default:
-          throw methodNotAllowed();
-      }
-    }
     switch (method) {
       case 'GET':
         require('get');
@@ -228,6 +213,8 @@ export class ApiHandler {
         require('patch');
         return this.patch(req, res, ctx, rr);
       case 'DELETE':
+        // The status subresource is read and written, never deleted on its own.
+        if (rr.subresource === 'status') throw methodNotAllowed();
         require('delete');
         return this.delete(req, res, ctx, rr);
       default:

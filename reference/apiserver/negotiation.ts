@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import YAML from 'yaml';
 import { badRequest, notAcceptable, requestEntityTooLarge, unsupportedMediaType, type StatusError } from './errors.js';
 import { isPlainObject } from './schema.js';
+import { parseMediaParams } from '../media-params.js';
 
 export type BodyFormat = 'json' | 'yaml';
 
@@ -32,22 +33,8 @@ function parseMediaRange(text: string, index: number): MediaRange | undefined {
   const full = parts[0]!.trim().toLowerCase();
   const slash = full.indexOf('/');
   if (slash <= 0 || slash === full.length - 1) return undefined;
-  const params = new Map<string, string>();
-  let q = 1;
-  for (let i = 1; i < parts.length; i++) {
-    const p = parts[i]!;
-    const eq = p.indexOf('=');
-    if (eq < 0) continue;
-    const k = p.slice(0, eq).trim().toLowerCase();
-    const v = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
-    if (k === 'q') {
-      const n = Number(v);
-      q = Number.isFinite(n) ? n : 0;
-    } else {
-      params.set(k, v);
-    }
-  }
-  return { type: full.slice(0, slash), subtype: full.slice(slash + 1), params, q, index };
+  const { params, q } = parseMediaParams(parts.slice(1));
+  return { type: full.slice(0, slash), subtype: full.slice(slash + 1), params: new Map(Object.entries(params)), q, index };
 }
 
 /**

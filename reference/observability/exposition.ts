@@ -13,6 +13,7 @@ import {
   type MetricTypeName,
 } from './metrics-proto.js';
 import type { NativeHistogramSnapshot } from './native-histogram.js';
+import { parseMediaParams } from '../media-params.js';
 
 export type ExpositionFormat = 'text' | 'openmetrics' | 'protobuf';
 
@@ -35,20 +36,7 @@ export function parseAccept(header: string | undefined): AcceptEntry[] {
     const [range, ...rest] = part.split(';').map((s) => s.trim());
     if (!range) return;
     const [type = '', subtype = ''] = range.toLowerCase().split('/');
-    const params: Record<string, string> = {};
-    let q = 1;
-    for (const p of rest) {
-      const eq = p.indexOf('=');
-      if (eq < 0) continue;
-      const k = p.slice(0, eq).trim().toLowerCase();
-      const v = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
-      if (k === 'q') {
-        const n = Number(v);
-        q = Number.isFinite(n) ? n : 0;
-      } else {
-        params[k] = v;
-      }
-    }
+    const { params, q } = parseMediaParams(rest);
     if (q > 0) out.push({ type, subtype: subtype || '*', params, q, order });
   });
   const specificity = (e: AcceptEntry) => (e.type === '*' ? 0 : e.subtype === '*' ? 1 : 2);

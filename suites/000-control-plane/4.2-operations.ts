@@ -4,7 +4,7 @@
 import { defineCase, type Case } from '../case.js';
 import { eventsFor } from '../watch.js';
 import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail } from '../verify.js';
-import { collectionPath, createObject, itemPath, kindCommon, newObject, postObject, STORAGE_CLASS, type ResourceKind } from './kinds.js';
+import { collectionPath, createObject, itemPath, kindCommon, newObject, postObject, STORAGE_CLASS, type ResourceKind, withChange } from './kinds.js';
 import { createStorageClass, scItem, SC_PATH } from './fixtures.js';
 
 const MERGE_PATCH = { 'content-type': 'application/merge-patch+json' };
@@ -15,19 +15,6 @@ function op(k: ResourceKind, id: string, requirement: string, level: 'MUST' | 'S
   return { ...kindCommon(k, 'operations'), spec: { doc: '000' as const, section }, id: `api.${k.kind.toLowerCase()}.${id}`, title: `${k.kind}: ${title}`, requirements: [requirement], level };
 }
 
-/** The object with `k.change` applied, as a client would PUT it. */
-function changed(k: ResourceKind, obj: any): any {
-  const merge = (a: any, b: any): any => {
-    if (b === null || typeof b !== 'object' || Array.isArray(b)) return b;
-    const out = { ...(a && typeof a === 'object' && !Array.isArray(a) ? a : {}) };
-    for (const [key, v] of Object.entries(b)) {
-      if (v === null) delete out[key];
-      else out[key] = merge(out[key], v);
-    }
-    return out;
-  };
-  return merge(obj, k.change.patch);
-}
 
 export function operationCasesFor(k: ResourceKind): Case[] {
   const cases: Case[] = [
@@ -54,7 +41,7 @@ export function operationCasesFor(k: ResourceKind): Case[] {
       ...op(k, 'replace', '000-4.2-replace', 'MUST', 'replace (PUT) returns the updated object and stores it'),
       async run(ctx) {
         const o = await createObject(ctx, k);
-        const put = expectObject(await ctx.api.put(itemPath(k, ctx.namespace, o.metadata.name), changed(k, o)), [200, 201], k.kind, 'PUT with a changed field');
+        const put = expectObject(await ctx.api.put(itemPath(k, ctx.namespace, o.metadata.name), withChange(k, o)), [200, 201], k.kind, 'PUT with a changed field');
         expectTrue(k.change.changed(put), 'the PUT response shows the change', JSON.stringify(k.change.patch), put);
         const got = expectObject(await ctx.api.get(itemPath(k, ctx.namespace, o.metadata.name)), [200], k.kind, 'read back');
         expectTrue(k.change.changed(got), 'the stored object shows the change', JSON.stringify(k.change.patch), got);
@@ -91,7 +78,7 @@ export function operationCasesFor(k: ResourceKind): Case[] {
         expectEqual(w.status, 200, 'HTTP status of the watch');
         const o = await createObject(ctx, k);
         const path = itemPath(k, ctx.namespace, o.metadata.name);
-        expectObject(await ctx.api.put(path, changed(k, o)), [200, 201], k.kind, 'update');
+        expectObject(await ctx.api.put(path, withChange(k, o)), [200, 201], k.kind, 'update');
         expectCode(await ctx.api.delete(path), [200, 202], 'delete');
         const types = (await eventsFor(w, o.metadata.name, 3)).map((e) => e.type);
         w.close();
@@ -164,7 +151,7 @@ function statusCases(k: ResourceKind): Case[] {
       async run(ctx) {
         const o = await createObject(ctx, k);
         const want = status(ctx);
-        const body = { ...changed(k, o), status: want };
+        const body = { ...withChange(k, o), status: want };
         const put = expectObject(await ctx.api.put(`${itemPath(k, ctx.namespace, o.metadata.name)}/status`, body), [200, 201], k.kind, 'PUT .../status with a new status and a spec change');
         for (const [key, v] of Object.entries(want)) expectEqual(put.status?.[key], v, `status.${key} after PUT .../status`);
         expectTrue(!k.change.changed(put), 'the spec change sent through /status is ignored', 'the object without the change', put);

@@ -6,7 +6,7 @@ import { stringify as yamlStringify } from 'yaml';
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import type { ApiResponse } from '../../runner/client.js';
 import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail, show } from '../verify.js';
-import { collectionPath, createObject, itemPath, kindCommon, newObject, type ResourceKind } from './kinds.js';
+import { collectionPath, createObject, itemPath, kindCommon, newObject, type ResourceKind, withChange } from './kinds.js';
 import { RESOURCE_QUOTA } from './kinds-quota-events.js';
 import { createStorageClass, postStorageClass, scItem, SC_PATH, storageClass } from './fixtures.js';
 
@@ -77,19 +77,6 @@ function kindCase(k: ResourceKind, id: string, requirements: string[], level: 'M
   return { ...kindCommon(k, 'write-params'), spec: { doc: '000' as const, section: '4.3' }, id: `api.${k.kind.toLowerCase()}.${id}`, title: `${k.kind}: ${title}`, requirements, level };
 }
 
-/** The object with `k.change` applied (JSON merge patch semantics), as a client would PUT it. */
-function changed(k: ResourceKind, obj: any): any {
-  const merge = (a: any, b: any): any => {
-    if (b === null || typeof b !== 'object' || Array.isArray(b)) return b;
-    const out = { ...(a && typeof a === 'object' && !Array.isArray(a) ? a : {}) };
-    for (const [key, v] of Object.entries(b)) {
-      if (v === null) delete out[key];
-      else out[key] = merge(out[key], v);
-    }
-    return out;
-  };
-  return merge(obj, k.change.patch);
-}
 
 /** The write-parameter cases of one kind: dry runs of every write, and Strict and Warn on create. */
 export function writeParamCasesFor(k: ResourceKind): Case[] {
@@ -110,7 +97,7 @@ export function writeParamCasesFor(k: ResourceKind): Case[] {
       async run(ctx) {
         const o = await createObject(ctx, k, {}, 'dry');
         const path = itemPath(k, ctx.namespace, o.metadata.name);
-        const put = expectObject(await ctx.api.put(path, changed(k, o), { query: DRY_RUN }), [200, 201], k.kind, 'PUT with a change and dryRun=All');
+        const put = expectObject(await ctx.api.put(path, withChange(k, o), { query: DRY_RUN }), [200, 201], k.kind, 'PUT with a change and dryRun=All');
         expectTrue(k.change.changed(put), 'the dry-run PUT response shows the change', JSON.stringify(k.change.patch), put);
         const got = expectObject(await ctx.api.get(path), [200], k.kind, 'read back');
         expectTrue(!k.change.changed(got), 'the stored object does not show the change', 'the object as created', got);

@@ -46,6 +46,20 @@ export function itemPath(k: ResourceKind, namespace: string, name: string): stri
   return `${collectionPath(k, namespace)}/${encodeURIComponent(name)}`;
 }
 
+/** The object with `k.change` applied (JSON merge patch semantics), as a client would PUT it. */
+export function withChange(k: ResourceKind, obj: any): any {
+  const merge = (a: any, b: any): any => {
+    if (b === null || typeof b !== 'object' || Array.isArray(b)) return b;
+    const out = { ...(a && typeof a === 'object' && !Array.isArray(a) ? a : {}) };
+    for (const [key, v] of Object.entries(b)) {
+      if (v === null) delete out[key];
+      else out[key] = merge(out[key], v);
+    }
+    return out;
+  };
+  return merge(obj, k.change.patch);
+}
+
 /** A full valid object of kind `k` with a run-unique name and the run label, plus `extra` fields. */
 export function newObject(ctx: CaseContext, k: ResourceKind, extra: Record<string, unknown> = {}, hint = k.plural.slice(0, 6)): any {
   return {
