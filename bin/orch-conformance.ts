@@ -8,6 +8,7 @@ import { ALL_CASES } from '../suites/index.js';
 import type { Case } from '../suites/case.js';
 import { selectCases } from '../runner/select.js';
 import { parseGates } from '../runner/gates.js';
+import { FACTS, parseFacts } from '../runner/facts.js';
 import { loadExpectations } from '../runner/expect.js';
 import { runCases, exitCodeFor, newRunId, DEFAULT_COMPONENT } from '../runner/run.js';
 import { runEmbedded } from '../runner/embedded.js';
@@ -19,6 +20,8 @@ import { startReference } from '../reference/server.js';
 import { parseDurationMs } from '../reference/duration.js';
 import { FeatureGates, FeatureGateError } from '../reference/features.js';
 import { PACKAGE_VERSION } from '../reference/package-version.js';
+import { serveTls, TlsConfigError } from '../reference/tls.js';
+import { authFromFlags, AuthFlagError } from '../reference/apiserver/auth/serve-flags.js';
 
 const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3, interrupted: 130 } as const;
 
@@ -49,6 +52,9 @@ async function cmdRun(argv: any): Promise<number> {
   const embedded = argv.api === undefined;
   const metrics = parseMetricsTargets(argv.metrics);
   if (embedded && metrics.length) throw new UsageError('--metrics needs --api: without --api the embedded reference is the target, and its own URL serves its metrics and debug endpoints');
+  const facts = parseFacts(argv);
+  const factFlags = Object.values(FACTS).map((f) => f.flag).filter((flag) => argv[flag.slice(2).replace(/-([a-z])/g, (_: string, c: string) => c.toUpperCase())] !== undefined);
+  if (embedded && factFlags.length) throw new UsageError(`${factFlags.join(', ')} ${factFlags.length > 1 ? 'describe' : 'describes'} a target given with --api: the embedded run configures its references so that every such fact holds`);
   const interrupt = new AbortController();
   const onSignal = () => {
     if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
@@ -72,7 +78,7 @@ async function cmdRun(argv: any): Promise<number> {
       // Components share the API's credentials and TLS options.
       const components = Object.fromEntries(metrics.map(([name, url]) => [name, { ...conn, baseUrl: url }]));
       for (const [name, c] of Object.entries(components)) await probeComponent(name, c);
-      report = await runCases({ ...common, cases, conn, components, embedded, gates });
+      report = await runCases({ ...common, cases, conn, components, embedded, gates, facts });
     }
     if (report.interrupted) return EXIT.interrupted;
     const code = exitCodeFor(report);
@@ -114,7 +120,7 @@ function cmdList(argv: any): number {
   const cases = select(argv);
   const rows = cases.map((c) => ({
     id: c.id, title: c.title, suite: c.suite, requirements: c.requirements, spec: c.spec, level: c.level,
-    gates: c.gates ?? {}, impact: c.impact, needs: c.needs,
+    gates: c.gates ?? {}, impact: c.impact, needs: c.needs, facts: c.facts ?? [],
     ...(c.needs.includes('metrics') ? { components: c.components ?? [DEFAULT_COMPONENT] } : {}),
   }));
   if (argv.json) {
@@ -123,7 +129,8 @@ function cmdList(argv: any): number {
   }
   for (const r of rows) {
     const gates = Object.entries(r.gates).map(([k, v]) => `${k}=${v}`).join(',');
-    process.stdout.write(`${r.id}\n    ${r.level} ${r.spec.doc} §${r.spec.section}  ${r.impact}  ${r.requirements.join(', ')}${gates ? `  gates: ${gates}` : ''}\n    ${r.title}\n`);
+    const facts = r.facts.map((f) => FACTS[f].flag).join(' ');
+    process.stdout.write(`${r.id}\n    ${r.level} ${r.spec.doc} §${r.spec.section}  ${r.impact}  ${r.requirements.join(', ')}${gates ? `  gates: ${gates}` : ''}${facts ? `  needs: ${facts}` : ''}\n    ${r.title}\n`);
   }
   process.stdout.write(`${rows.length} case(s)\n`);
   return EXIT.ok;
@@ -164,13 +171,31 @@ async function cmdServe(argv: any): Promise<number> {
     throw err;
   }
   const continueTtl = durationSeconds(argv.continueTtl, '--continue-ttl');
+  const compactionInterval = durationSeconds(argv.compactionInterval, '--compaction-interval');
+  const healthFaults = argv.debugFailHealthCheck?.length ? new Map<string, string>(argv.debugFailHealthCheck.map((c: string) => [c, 'failed on purpose (serve --debug-fail-health-check)'])) : undefined;
   const bookmarkInterval = durationSeconds(argv.bookmarkInterval, '--bookmark-interval');
+  let tls;
+  try {
+    tls = serveTls({ tlsCertFile: argv.tlsCertFile, tlsPrivateKeyFile: argv.tlsPrivateKeyFile, certDir: argv.certDir, host: argv.host });
+  } catch (err) {
+    if (err instanceof TlsConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  let auth;
+  try {
+    auth = authFromFlags(argv);
+  } catch (err) {
+    if (err instanceof AuthFlagError) throw new UsageError(err.message);
+    throw err;
+  }
   let ref;
   try {
-    ref = await startReference({ host: argv.host, port, featureGates, flags: serveFlags(argv), continueTtlSeconds: continueTtl, bookmarkIntervalSeconds: bookmarkInterval, debugPlantCorrupt: argv.debugPlantCorrupt });
+    ref = await startReference({ host: argv.host, port, featureGates, flags: serveFlags(argv), continueTtlSeconds: continueTtl, compactionIntervalSeconds: compactionInterval, healthFaults, bookmarkIntervalSeconds: bookmarkInterval, debugPlantCorrupt: argv.debugPlantCorrupt, tls: tls.cert, auth });
   } catch (err) {
     throw new UsageError(`cannot start the reference on ${argv.host}:${port}: ${(err as Error).message}`);
   }
+  // The CA first: "api:" is the line callers wait for, and everything is known once it is out.
+  if (tls.caFile) process.stdout.write(`ca: ${tls.caFile}\n`);
   process.stdout.write(`api: ${ref.url}\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -223,10 +248,14 @@ await yargs(hideBin(process.argv))
     .option('insecure-skip-tls-verify', { type: 'boolean', default: false, describe: 'Do not verify the target\'s certificate' })
     .option('metrics', { type: 'string', array: true, describe: 'A component\'s metrics and debug endpoints, name=url (repeatable), e.g. agent=https://node-1:10250; apiserver defaults to --api' })
     .option('expect', { type: 'string', describe: 'YAML or JSON file of known failures: case id to reason' })
-    .option('parallel', { type: 'number', default: availableParallelism(), describe: 'Cases run at once' })
+    .option('parallel', { type: 'number', default: availableParallelism(), describe: 'Cases run at once against a target (the embedded run may start several targets)' })
     .option('timeout', { type: 'number', default: 30, describe: 'Seconds a case may take' })
     .option('run-id', { type: 'string', describe: 'Id of this run (lowercase letters and digits); objects are labelled conformance.orch.io/run=<id>' })
     .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable: console, json, junit, markdown, html, tap' })
+    .option('continue-ttl', { type: 'string', describe: 'Target fact: how long the target keeps list continue tokens valid (e.g. 5m); cases that outwait it run only when given' })
+    .option('compaction-interval', { type: 'string', describe: 'Target fact: the interval at which the target compacts storage history (e.g. 5m); cases that outwait it run only when given' })
+    .option('corrupt-object', { type: 'string', array: true, describe: 'Target fact: path of an object whose stored data the target cannot decode (repeatable, one per case that needs one); those cases REMOVE it with the unsafe delete' })
+    .option('failing-health-check', { type: 'string', describe: 'Target fact: a health check that fails on the target, endpoint/check, e.g. readyz/etcd' })
     .epilog('Exit codes: 0 every selected case passed; 1 a case failed or errored; 2 bad usage; 3 target unreachable; 130 interrupted.'),
   (argv) => exitWith(cmdRun(argv)))
   .command('list', 'Show the cases a run would include (dry run)', (y) => selectionOptions(y)
@@ -238,8 +267,17 @@ await yargs(hideBin(process.argv))
     .option('storage', { type: 'string', default: 'memory', describe: 'Storage backend: memory' })
     .option('feature-gates', { type: 'string', describe: 'Gates set against their 1.37 defaults: Name=true,Other=false' })
     .option('continue-ttl', { type: 'string', describe: 'How long list continue tokens stay valid (default 5m), e.g. 2s for tests' })
+    .option('compaction-interval', { type: 'string', describe: 'Storage history older than this is compacted (default 5m), e.g. 1s for tests' })
+    .option('debug-fail-health-check', { type: 'string', array: true, describe: 'Test only: make this health check fail, e.g. informer-sync (repeatable)' })
     .option('bookmark-interval', { type: 'string', describe: 'Period of watch BOOKMARK events (default 1m), e.g. 1s for tests' })
-    .option('debug-plant-corrupt', { type: 'string', array: true, describe: 'Test only: write undecodable bytes at this object\'s path at start (repeatable), e.g. /apis/storage.orch.io/v1/storageclasses/broken' })),
+    .option('debug-plant-corrupt', { type: 'string', array: true, describe: 'Test only: write undecodable bytes at this object\'s path at start (repeatable), e.g. /apis/storage.orch.io/v1/storageclasses/broken' })
+    .option('tls-cert-file', { type: 'string', describe: 'Serve HTTPS with this PEM certificate (chain); needs --tls-private-key-file' })
+    .option('tls-private-key-file', { type: 'string', describe: 'PEM private key of --tls-cert-file' })
+    .option('token-auth-file', { type: 'string', describe: 'Authenticate bearer tokens from this CSV file: token,user,uid,"group1,group2" per line' })
+    .option('authorization-mode', { type: 'string', describe: 'AlwaysAllow (default) or RBAC (stored roles and bindings; group system:masters may do anything)' })
+    .option('anonymous-auth', { type: 'boolean', default: true, describe: 'Requests without a token act as system:anonymous; --no-anonymous-auth answers them 401' })
+    .option('cert-dir', { type: 'string', describe: 'Serve HTTPS with apiserver.crt/apiserver.key from this directory, generating a self-signed pair (and apiserver-ca.crt, printed as "ca:") when absent' })
+    .epilog('Without --tls-cert-file/--tls-private-key-file or --cert-dir the reference serves plain HTTP (as kubectl --server http://... expects).')),
   (argv) => exitWith(cmdServe(argv)))
   .command('report <results>', 'Render a saved JSON results file again', (y) => y
     .positional('results', { type: 'string', demandOption: true, describe: 'File written by run --reporter json=FILE' })

@@ -6,6 +6,8 @@ import { MemoryStorage } from './storage/memory.js';
 import { FeatureGates } from './features.js';
 import { plantCorrupt } from './debug-plant.js';
 import type { HealthFaults } from './observability/health.js';
+import { checkPair, processSelfSigned } from './tls.js';
+import type { AuthOptions } from './apiserver/auth/filter.js';
 
 export interface ReferenceOptions {
   /** Default 127.0.0.1. */
@@ -18,6 +20,12 @@ export interface ReferenceOptions {
   featureGates?: Readonly<Record<string, boolean>>;
   /** How long list continue tokens stay valid, in seconds (default 300; `serve --continue-ttl`). */
   continueTtlSeconds?: number;
+  /**
+   * Storage history older than this many seconds is compacted (default 300, as upstream compacts
+   * etcd every 5 minutes; `serve --compaction-interval`): watches and reads at older
+   * resourceVersions get 410 Expired.
+   */
+  compactionIntervalSeconds?: number;
   /** Period of watch BOOKMARK events, in seconds (default 60; `serve --bookmark-interval`). */
   bookmarkIntervalSeconds?: number;
   /**
@@ -35,11 +43,27 @@ export interface ReferenceOptions {
    * undecodable bytes are written at start, to exercise corrupt-object handling.
    */
   debugPlantCorrupt?: readonly string[];
+  /**
+   * Serve HTTPS (spec 002 §1: components serve on their own HTTPS port): 'self-signed' makes a CA
+   * and a serving certificate as upstream does without --tls-cert-file (one per host per process),
+   * or the given PEMs (`certPem` may carry the chain; `caPem`, when known, is what clients should
+   * trust). Default: plain HTTP.
+   */
+  tls?: 'self-signed' | { certPem: string; keyPem: string; caPem?: string };
+  /**
+   * Authentication and authorization (`serve --token-auth-file`, `--authorization-mode`,
+   * `--anonymous-auth`): bearer tokens from a static table, impersonation, and AlwaysAllow (default)
+   * or RBAC over the stored roles and bindings; requests without a token are system:anonymous unless
+   * `anonymous` is false. Without `auth`, nothing is authenticated and everything is allowed.
+   */
+  auth?: AuthOptions;
 }
 
 export interface RunningReference {
-  /** The API base URL, http://host:port. */
+  /** The API base URL: http://host:port, or https://host:port with `tls`. */
   url: string;
+  /** With `tls`: the CA PEM clients should trust, when known. */
+  caPem?: string;
   /** Ends open watches and connections; resolves once the server has stopped. */
   close(): Promise<void>;
 }
@@ -49,21 +73,24 @@ export { REFERENCE_RESOURCES };
 export async function startReference(opts: ReferenceOptions = {}): Promise<RunningReference> {
   if (opts.storage !== undefined && opts.storage !== 'memory') throw new Error(`unsupported storage: ${String(opts.storage)}`);
   const featureGates = new FeatureGates(opts.featureGates);
-  const storage = new MemoryStorage();
+  const tls = opts.tls === 'self-signed' ? processSelfSigned(opts.host) : opts.tls;
+  // A wrong pair would otherwise surface as an OpenSSL error from deep inside listen().
+  if (tls && opts.tls !== 'self-signed') checkPair(tls.certPem, tls.keyPem, 'tls.certPem', 'tls.keyPem');
+  const storage = new MemoryStorage(opts.compactionIntervalSeconds !== undefined ? { historyMs: opts.compactionIntervalSeconds * 1000 } : {});
   try {
     const identity = {
       flags: opts.flags ?? serveFlagsFor(opts),
       config: { componentconfig: { bindAddress: opts.host ?? '127.0.0.1', port: opts.port ?? 0, storage: 'memory', featureGates: featureGates.all() } },
       healthFaults: opts.healthFaults,
     };
-    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, controllers: REFERENCE_CONTROLLERS, host: opts.host, port: opts.port, featureGates, identity, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds });
+    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, controllers: REFERENCE_CONTROLLERS, host: opts.host, port: opts.port, featureGates, identity, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, tls, auth: opts.auth });
     try {
       for (const p of opts.debugPlantCorrupt ?? []) await plantCorrupt(api.registry, storage, p);
     } catch (err) {
       await api.close();
       throw err;
     }
-    return { url: api.url, close: api.close };
+    return { url: api.url, caPem: tls?.caPem, close: api.close };
   } catch (err) {
     await storage.close();
     throw err;

@@ -10,6 +10,8 @@ export interface TargetConnection {
   token?: string;
   /** PEM file of the CA that signed the target's serving certificate. */
   caFile?: string;
+  /** The same CA as PEM text (an embedded reference's, say); used together with caFile if both are given. */
+  caPem?: string;
   insecureSkipTlsVerify?: boolean;
 }
 
@@ -78,11 +80,17 @@ export function errorCode(err: unknown): string | undefined {
   return undefined;
 }
 
+/** The CAs to trust instead of the system's, or undefined for the system's. */
+function trustedCas(conn: TargetConnection): string[] | undefined {
+  const cas = [conn.caFile ? readFileSync(conn.caFile, 'utf8') : undefined, conn.caPem].filter((c): c is string => c !== undefined);
+  return cas.length ? cas : undefined;
+}
+
 /** One connection pool per target, shared by every case's client. */
 export function createDispatcher(conn: TargetConnection): Dispatcher {
   return new Agent({
     connect: {
-      ca: conn.caFile ? readFileSync(conn.caFile) : undefined,
+      ca: trustedCas(conn),
       rejectUnauthorized: !conn.insecureSkipTlsVerify,
     },
     connections: 64,

@@ -1,44 +1,109 @@
-// Running against the embedded reference. A case that needs a feature gate in another state than
-// the 1.37 default runs against a reference started with that gate set, so that every case runs
-// (none is skipped for a gate the reference could simply have had).
+// Running against the embedded reference. Cases are grouped by the target they need: feature gates
+// in another state than the 1.37 default, or target facts (runner/facts.ts) such as a short
+// continue-token validity or a corrupt object. Each group gets a reference started so that its
+// gates and facts hold, so every case runs (none is skipped for something the reference could
+// simply have been configured to do).
+import { randomBytes } from 'node:crypto';
 import type { Case } from '../suites/case.js';
-import { startReference, type RunningReference } from '../reference/server.js';
+import { startReference, type ReferenceOptions, type RunningReference } from '../reference/server.js';
 import { defaultGates } from './gates.js';
-import { runGroups, type RunOptions } from './run.js';
+import { runGroups, newRunId, type RunOptions, type TargetGroup } from './run.js';
+import type { FactName, TargetFacts } from './facts.js';
 import type { RunReport } from './results.js';
 
-/** Cases grouped by the gate overrides they need; `fixed` puts them all in one group with those gates. */
-export function groupByGates(cases: readonly Case[], fixed?: Record<string, boolean>): Array<{ overrides: Record<string, boolean>; cases: Case[] }> {
-  if (fixed) return [{ overrides: fixed, cases: [...cases] }];
+/** What one embedded reference must provide: gate overrides and the facts its cases need. */
+export interface Profile {
+  overrides: Record<string, boolean>;
+  facts: FactName[];
+}
+
+/** The profile of a case: its gate needs against the defaults (or `fixed` gates), and its facts. */
+export function profileOf(c: Case, fixed?: Record<string, boolean>): Profile {
   const defaults = defaultGates();
-  const groups = new Map<string, { overrides: Record<string, boolean>; cases: Case[] }>();
+  const overrides = fixed ?? Object.fromEntries(Object.entries(c.gates ?? {}).filter(([k, v]) => defaults[k] !== v).sort(([a], [b]) => a.localeCompare(b)));
+  return { overrides, facts: [...new Set(c.facts ?? [])].sort() };
+}
+
+/** Cases grouped by profile; the plain default profile first (it is what the report names as the target). */
+export function groupByProfile(cases: readonly Case[], fixed?: Record<string, boolean>): Array<{ profile: Profile; cases: Case[] }> {
+  const groups = new Map<string, { profile: Profile; cases: Case[] }>();
   for (const c of cases) {
-    const overrides = Object.fromEntries(Object.entries(c.gates ?? {}).filter(([k, v]) => defaults[k] !== v).sort(([a], [b]) => a.localeCompare(b)));
-    const key = JSON.stringify(overrides);
-    if (!groups.has(key)) groups.set(key, { overrides, cases: [] });
+    const profile = profileOf(c, fixed);
+    const key = JSON.stringify(profile);
+    if (!groups.has(key)) groups.set(key, { profile, cases: [] });
     groups.get(key)!.cases.push(c);
   }
-  // The default reference first: it is what the report names as the target.
-  return [...groups.values()].sort((a, b) => Object.keys(a.overrides).length - Object.keys(b.overrides).length);
+  const weight = (p: Profile) => Object.keys(p.overrides).length + p.facts.length;
+  return [...groups.values()].sort((a, b) => weight(a.profile) - weight(b.profile));
 }
 
 /**
- * Starts the references a selection needs (one per gate set; `gates`, when the user gave them, fixes
- * one set for all), runs the cases as one run and stops the references.
+ * The values the embedded reference is configured with for each fact: short enough that cases can
+ * outwait them, long enough that ordinary requests of those cases do not trip over them.
  */
-export async function runEmbedded(cases: readonly Case[], opts: Omit<RunOptions, 'conn' | 'gates' | 'cases' | 'embedded'> & { gates?: Record<string, boolean> }): Promise<RunReport> {
+export const EMBEDDED_FACTS = {
+  continueTtlSeconds: 2,
+  compactionIntervalSeconds: 1,
+  failingHealthCheck: { endpoint: 'readyz', check: 'informer-sync' },
+  failingReason: 'informers not started (planted by the embedded conformance run)',
+} as const;
+
+export interface EmbeddedTarget {
+  group: Omit<TargetGroup, 'cases'>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a reference for a profile. `corruptObjects` is how many corrupt objects to plant (one per
+ * case that needs one); they are storage classes named after the run, so nothing else is touched.
+ */
+export async function startEmbeddedTarget(profile: Profile, opts: { runId: string; corruptObjects?: number }): Promise<EmbeddedTarget> {
+  const needs = new Set(profile.facts);
+  // HTTPS, as every component serves (spec 002 §1), with a certificate the run trusts.
+  const ref: ReferenceOptions = { host: '127.0.0.1', port: 0, featureGates: profile.overrides, tls: 'self-signed' };
+  const facts: { -readonly [K in keyof TargetFacts]: TargetFacts[K] } = {};
+  if (needs.has('continueTtl')) facts.continueTtlSeconds = ref.continueTtlSeconds = EMBEDDED_FACTS.continueTtlSeconds;
+  if (needs.has('compaction')) facts.compactionIntervalSeconds = ref.compactionIntervalSeconds = EMBEDDED_FACTS.compactionIntervalSeconds;
+  if (needs.has('corruptObject')) {
+    const n = Math.max(1, opts.corruptObjects ?? 1);
+    facts.corruptObjects = ref.debugPlantCorrupt = Array.from({ length: n }, (_, i) => `/apis/storage.orch.io/v1/storageclasses/oc-${opts.runId}-corrupt-${i}`);
+  }
+  if (needs.has('failingHealthCheck')) {
+    facts.failingHealthCheck = EMBEDDED_FACTS.failingHealthCheck;
+    ref.healthFaults = new Map([[EMBEDDED_FACTS.failingHealthCheck.check, EMBEDDED_FACTS.failingReason]]);
+  }
+  let token: string | undefined;
+  if (needs.has('authentication')) {
+    token = randomBytes(24).toString('base64url');
+    ref.auth = { tokens: [{ token, user: 'orch-conformance', groups: ['system:masters'] }], authorizationMode: 'RBAC' };
+    facts.authentication = true;
+  }
+  const running: RunningReference = await startReference(ref);
+  return {
+    group: { conn: { baseUrl: running.url, token, caPem: running.caPem }, gates: { ...defaultGates(), ...profile.overrides }, facts },
+    close: () => running.close(),
+  };
+}
+
+/**
+ * Starts the references a selection needs (one per profile; `gates`, when the user gave them, fixes
+ * the gates for all), runs the cases as one run and stops the references.
+ */
+export async function runEmbedded(cases: readonly Case[], opts: Omit<RunOptions, 'conn' | 'gates' | 'facts' | 'cases' | 'embedded'> & { gates?: Record<string, boolean> }): Promise<RunReport> {
   const defaults = defaultGates();
   const fixed = opts.gates ? Object.fromEntries(Object.entries(opts.gates).filter(([k, v]) => defaults[k] !== v)) : undefined;
-  const refs: RunningReference[] = [];
+  const runId = opts.runId ?? newRunId();
+  const targets: EmbeddedTarget[] = [];
   try {
-    const groups = [];
-    for (const g of groupByGates(cases, fixed)) {
-      const ref = await startReference({ host: '127.0.0.1', port: 0, featureGates: g.overrides });
-      refs.push(ref);
-      groups.push({ conn: { baseUrl: ref.url }, gates: { ...defaults, ...g.overrides }, cases: g.cases });
+    const groups: TargetGroup[] = [];
+    for (const g of groupByProfile(cases, fixed)) {
+      const corruptObjects = g.cases.filter((c) => c.facts?.includes('corruptObject')).length;
+      const target = await startEmbeddedTarget(g.profile, { runId, corruptObjects });
+      targets.push(target);
+      groups.push({ ...target.group, cases: g.cases });
     }
-    return await runGroups(groups, { ...opts, embedded: true });
+    return await runGroups(groups, { ...opts, runId, embedded: true });
   } finally {
-    await Promise.all(refs.map((r) => r.close()));
+    await Promise.all(targets.map((t) => t.close()));
   }
 }

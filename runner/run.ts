@@ -1,7 +1,8 @@
 // The runner: runs selected cases against a target in parallel, each with a deadline, then deletes
 // every object the run created and checks that nothing labelled with the run is left behind.
 import { availableParallelism } from 'node:os';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { Case, CaseContext } from '../suites/case.js';
 import { CaseFailure } from '../suites/verify.js';
@@ -9,6 +10,7 @@ import type { Reporter } from '../reporters/types.js';
 import { ApiClient, createDispatcher, describeError, type TargetConnection } from './client.js';
 import type { CaseResult, CaseStatus, RunReport, RunSummary } from './results.js';
 import { gateMismatch } from './gates.js';
+import { FactAllocator, factMismatch, type CaseFacts, type TargetFacts } from './facts.js';
 
 export const TOOL = 'orch-conformance';
 export const RUN_LABEL = 'conformance.orch.io/run';
@@ -28,6 +30,8 @@ export interface RunOptions {
   parallel?: number;
   timeoutMs?: number;
   gates: Record<string, boolean>;
+  /** What the operator said about the target (runner/facts.ts); none by default. */
+  facts?: TargetFacts;
   /** Known failures: case id to reason. */
   expectations?: ReadonlyMap<string, string>;
   reporters?: readonly Reporter[];
@@ -51,7 +55,7 @@ class Tracker {
 }
 
 export async function runCases(opts: RunOptions): Promise<RunReport> {
-  return runGroups([{ conn: opts.conn, components: opts.components, gates: opts.gates, cases: opts.cases }], opts);
+  return runGroups([{ conn: opts.conn, components: opts.components, gates: opts.gates, facts: opts.facts, cases: opts.cases }], opts);
 }
 
 /** Cases that run against one target, which has these feature gates. */
@@ -60,6 +64,7 @@ export interface TargetGroup {
   /** As RunOptions.components. */
   components?: Record<string, TargetConnection>;
   gates: Record<string, boolean>;
+  facts?: TargetFacts;
   cases: readonly Case[];
 }
 
@@ -67,7 +72,7 @@ export interface TargetGroup {
  * One run over several targets (the embedded reference started once per feature-gate set), with
  * one run id, one set of reporters and one report, results in the order the groups list the cases.
  */
-export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOptions, 'conn' | 'gates' | 'cases' | 'components'>): Promise<RunReport> {
+export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOptions, 'conn' | 'gates' | 'facts' | 'cases' | 'components'>): Promise<RunReport> {
   const runId = opts.runId ?? newRunId();
   const startedAt = new Date();
   const t0 = performance.now();
@@ -81,14 +86,20 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
   const total = groups.reduce((n, g) => n + g.cases.length, 0);
   for (const r of reporters) r.start?.({ runId, target, total });
 
-  const results: CaseResult[] = [];
+  // Each running case listens for the interrupt, and groups run at once: more than the default 10.
+  if (opts.interrupt) setMaxListeners(1024, opts.interrupt);
+  const results: CaseResult[] = new Array(total);
   const leaks: string[] = [];
-  for (const group of groups) {
-    const offset = results.length;
-    results.length += group.cases.length;
+  // Groups are separate targets (embedded references with other gates or facts): they run at the
+  // same time, so a group whose cases outwait a fact does not hold up the others.
+  const offsets = groups.map((_, i) => groups.slice(0, i).reduce((n, g) => n + g.cases.length, 0));
+  await Promise.all(groups.map(async (group, gi) => {
+    const offset = offsets[gi]!;
     const dispatcher = createDispatcher(group.conn);
     const components = componentTargets(group, dispatcher);
     const tracker = new Tracker();
+    const facts = group.facts ?? {};
+    const allocator = new FactAllocator(facts);
     const finish = (i: number, r: CaseResult) => {
       results[offset + i] = applyExpectation(r, opts.expectations);
       for (const rep of reporters) rep.caseEnd?.(results[offset + i]);
@@ -108,14 +119,18 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
         if (setupError && c.impact === 'namespaced') { finish(i, resultOf(c, 'errored', 0, setupError)); continue; }
         const missing = missingComponent(c, components);
         if (missing) { finish(i, resultOf(c, 'skipped', 0, missing)); continue; }
-        finish(i, await runOne(c, { conn: group.conn, dispatcher, components, runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt }));
+        const factWhy = factMismatch(c.facts, facts);
+        if (factWhy) { finish(i, resultOf(c, 'skipped', 0, factWhy)); continue; }
+        const caseFacts = allocator.forCase(c.facts);
+        if (typeof caseFacts === 'string') { finish(i, resultOf(c, 'skipped', 0, caseFacts)); continue; }
+        finish(i, await runOne(c, { conn: group.conn, dispatcher, components, runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt, facts: caseFacts }));
       }
     };
     const parallel = Math.max(1, Math.min(opts.parallel ?? availableParallelism(), group.cases.length || 1));
     await Promise.all(Array.from({ length: parallel }, worker));
     leaks.push(...await cleanUp(group.conn, dispatcher, tracker, runId));
     await Promise.all([...new Set([dispatcher, ...[...components.values()].map((t) => t.dispatcher)])].map((d) => d.close().catch(() => undefined)));
-  }
+  }));
 
   const report: RunReport = {
     tool: TOOL,
@@ -143,11 +158,14 @@ interface CaseEnv {
   tracker: Tracker;
   timeoutMs: number;
   interrupt?: AbortSignal;
+  facts: CaseFacts;
 }
 
 async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
   const ctrl = new AbortController();
   const signal = env.interrupt ? AbortSignal.any([ctrl.signal, env.interrupt]) : ctrl.signal;
+  // Every request in flight listens on the case's signal; a case may have many at once (bursts).
+  setMaxListeners(256, signal);
   const api = new ApiClient(env.conn, env.dispatcher, signal);
   const componentClients = new Map<string, ApiClient>();
   let seq = 0;
@@ -159,6 +177,7 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
     signal,
     uniqueName: (hint = 'x') => dnsName(`oc-${env.runId}-${c.id.split('.').slice(-2).join('-')}-${hint}-${seq++}`),
     track: (path) => env.tracker.add(path),
+    facts: env.facts,
     component: (name = DEFAULT_COMPONENT) => {
       let client = componentClients.get(name);
       if (!client) {
@@ -267,8 +286,10 @@ export function summarise(results: readonly CaseResult[]): RunSummary {
 function dnsName(s: string): string {
   const clean = s.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/-+/g, '-');
   if (clean.length <= 63) return clean.replace(/^-|-$/g, '');
-  // Keep the unique tail (run id prefix and sequence) intact when shortening the hint in between.
-  return `${clean.slice(0, 40)}-${clean.slice(-22)}`.replace(/-+/g, '-').replace(/^-|-$/g, '');
+  // Shortened: the head (run id prefix) and tail (hint and sequence) stay readable, and a hash of
+  // the whole keeps names of different cases apart even when their heads and tails agree.
+  const hash = createHash('sha256').update(clean).digest('hex').slice(0, 8);
+  return `${clean.slice(0, 36)}-${hash}-${clean.slice(-17)}`.replace(/-+/g, '-').replace(/^-|-$/g, '');
 }
 
 async function createRunNamespace(conn: TargetConnection, dispatcher: Dispatcher, name: string, labels: Record<string, string>, tracker: Tracker): Promise<string | undefined> {

@@ -2,6 +2,7 @@
 // Its metadata is a small declarative header (test262 style); `run` holds the behaviour.
 import type { Level, SpecDoc } from './requirements/types.js';
 import type { ApiClient } from '../runner/client.js';
+import type { CaseFacts, FactName } from '../runner/facts.js';
 
 /** What a case may touch on the target: the dry run (`list`) shows it to operators. */
 export type Impact = 'read-only' | 'namespaced' | 'cluster-scoped';
@@ -32,6 +33,11 @@ export interface CaseMeta {
    * ['apiserver']). A run without one of them skips the case, saying which --metrics is missing.
    */
   readonly components?: readonly string[];
+  /**
+   * Facts about the target the case needs and cannot bring about itself (runner/facts.ts), e.g. a
+   * continue-token validity it can outwait. A run that is not told them skips the case.
+   */
+  readonly facts?: readonly FactName[];
 }
 
 export interface CaseContext {
@@ -58,6 +64,8 @@ export interface CaseContext {
    * skips cases whose `components` it lacks, so only an undeclared name gets here).
    */
   component(name?: string): ApiClient;
+  /** The target facts the case declared (`facts`), e.g. the corrupt object assigned to it. */
+  readonly facts: CaseFacts;
 }
 
 export interface Case extends CaseMeta {

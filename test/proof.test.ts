@@ -3,21 +3,17 @@
 import t from 'tap';
 import { ALL_CASES } from '../suites/index.js';
 import { runCases } from '../runner/run.js';
-import { defaultGates } from '../runner/gates.js';
-import { startReference, type RunningReference } from '../reference/server.js';
-import { groupByGates } from '../runner/embedded.js';
+import { profileOf, startEmbeddedTarget, type EmbeddedTarget } from '../runner/embedded.js';
 import { startBrokenTarget } from './helpers/broken-target.js';
 import { BREAKAGES } from './proof/index.js';
 import type { Case } from '../suites/case.js';
+import type { TargetGroup } from '../runner/run.js';
 
-/** The gate overrides a case needs (against 1.37 defaults). */
-function overridesFor(c: Case): Record<string, boolean> {
-  return groupByGates([c])[0]!.overrides;
-}
-
-async function runOne(c: Case, baseUrl: string) {
+/** Runs one case against a target group, optionally through another URL (the broken proxy). */
+async function runOne(c: Case, group: Omit<TargetGroup, 'cases'>, baseUrl = group.conn.baseUrl) {
   // The component's metrics and debug endpoints are at the same (proxied) URL as its API.
-  const report = await runCases({ cases: [c], conn: { baseUrl }, components: { apiserver: { baseUrl } }, embedded: false, gates: { ...defaultGates(), ...overridesFor(c) }, version: 'test', timeoutMs: 20_000 });
+  const conn = { ...group.conn, baseUrl };
+  const report = await runCases({ cases: [c], conn, components: { apiserver: conn }, embedded: false, gates: group.gates, facts: group.facts, version: 'test', timeoutMs: 20_000 });
   return report.cases[0]!;
 }
 
@@ -28,30 +24,46 @@ t.test('every case has a breakage, and every breakage a case', async (t) => {
 });
 
 t.test('each case passes against the reference and fails against its broken target', async (t) => {
-  // One reference per gate set the cases need, shared by the proofs of that set.
-  const refs = new Map<string, RunningReference>();
-  t.teardown(() => Promise.all([...refs.values()].map((r) => r.close())));
-  const refFor = async (c: Case) => {
-    const key = JSON.stringify(overridesFor(c));
-    if (!refs.has(key)) refs.set(key, await startReference({ host: '127.0.0.1', port: 0, featureGates: overridesFor(c) }));
-    return refs.get(key)!;
+  // One reference per gate set, shared by the proofs of that set. A case that needs target facts
+  // (a corrupt object it removes, a token it outwaits) gets a fresh reference for each of its runs.
+  // Promises, so that workers asking for the same profile at once share one reference.
+  const shared = new Map<string, Promise<EmbeddedTarget>>();
+  t.teardown(() => Promise.all([...shared.values()].map(async (r) => (await r).close())));
+  let seq = 0;
+  const targetFor = async (c: Case): Promise<{ target: EmbeddedTarget; own: boolean }> => {
+    const profile = profileOf(c);
+    if (profile.facts.length) return { target: await startEmbeddedTarget(profile, { runId: `proof${seq++}` }), own: true };
+    const key = JSON.stringify(profile);
+    if (!shared.has(key)) shared.set(key, startEmbeddedTarget(profile, { runId: 'proof' }));
+    return { target: await shared.get(key)!, own: false };
   };
-  for (const c of ALL_CASES) await refFor(c);
+  // PROOF_FOCUS=<regex> proves only the matching cases (while working on a few).
+  const focus = process.env['PROOF_FOCUS'] ? new RegExp(process.env['PROOF_FOCUS']) : undefined;
+  const selected = ALL_CASES.filter((c) => !focus || focus.test(c.id));
   // A few at a time: each proof is independent (own run id, own proxy).
-  const queue = [...ALL_CASES];
+  const queue = [...selected];
   const work = async () => {
     for (let c = queue.shift(); c; c = queue.shift()) {
-      const ref = await refFor(c);
-      const good = await runOne(c, ref.url);
+      const good = await withTarget(c, (g) => runOne(c, g));
       t.equal(good.status, 'passed', `${c.id} passes against the reference${good.status !== 'passed' ? `: ${good.message} expected=${good.expected} actual=${good.actual}` : ''}`);
-      const broken = await startBrokenTarget(ref.url, BREAKAGES[c.id]);
-      try {
-        const bad = await runOne(c, broken.url);
-        t.equal(bad.status, 'failed', `${c.id} fails against a target broken in its rule${bad.status !== 'failed' ? ` (got ${bad.status}: ${bad.message})` : ''}`);
-        t.ok(bad.exchanges.length > 0, `${c.id}: the failure carries the recorded exchanges`);
-      } finally {
-        await broken.close();
-      }
+      const bad = await withTarget(c, async (g) => {
+        const broken = await startBrokenTarget(g.conn.baseUrl, BREAKAGES[c.id], { caPem: g.conn.caPem });
+        try {
+          return await runOne(c, g, broken.url);
+        } finally {
+          await broken.close();
+        }
+      });
+      t.equal(bad.status, 'failed', `${c.id} fails against a target broken in its rule${bad.status !== 'failed' ? ` (got ${bad.status}: ${bad.message})` : ''}`);
+      t.ok(bad.exchanges.length > 0, `${c.id}: the failure carries the recorded exchanges`);
+    }
+  };
+  const withTarget = async <T>(c: Case, use: (g: EmbeddedTarget['group']) => Promise<T>): Promise<T> => {
+    const { target, own } = await targetFor(c);
+    try {
+      return await use(target.group);
+    } finally {
+      if (own) await target.close();
     }
   };
   await Promise.all([work(), work(), work(), work()]);

@@ -2,10 +2,12 @@
 // namespace controller, REST handler and an HTTP server. `startReference` is this with the
 // reference's resources; tests use it directly with their own strategies.
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ApiHandler } from './handler.js';
 import { ApiServerMetrics } from './metrics.js';
 import { apiServerEndpoints, type ApiServerIdentity } from './debug-endpoints.js';
+import { withAuth, type AuthOptions } from './auth/filter.js';
 import { Registry } from './registry.js';
 import type { ResourceStrategy } from './strategy.js';
 import { INITIAL_NAMESPACES, NamespaceController, NamespaceLifecycle, namespaceStrategy } from '../resources/namespace.js';
@@ -30,6 +32,10 @@ export interface ApiServerOptions {
   readonly controllers?: readonly ControllerFactory[];
   /** Flags, configuration and test-only health faults for the metrics and debug endpoints. */
   readonly identity?: ApiServerIdentity;
+  /** Serve HTTPS with this certificate (chain) and key instead of plain HTTP. */
+  readonly tls?: { readonly certPem: string; readonly keyPem: string };
+  /** Authentication, impersonation and authorization ahead of every path; without it, none (everything allowed). */
+  readonly auth?: AuthOptions;
 }
 
 /** An in-process controller: started after the registry exists, stopped on close. */
@@ -41,7 +47,7 @@ export interface Controller {
 export type ControllerFactory = (registry: Registry, storage: Storage, log: (message: string, err?: unknown) => void) => Controller;
 
 export interface RunningApiServer {
-  /** http://host:port */
+  /** http://host:port, or https://host:port with `tls`. */
   readonly url: string;
   readonly registry: Registry;
   readonly handler: ApiHandler;
@@ -86,7 +92,11 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     state: { storage: opts.storage, registered: () => registered, controllersStarted: () => controllersStarted, shuttingDown: () => shuttingDown },
   });
   const handler = new ApiHandler({ registry, minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, log, endpoints });
-  const server: Server = createServer({ keepAliveTimeout: 5000 }, metrics.instrument(handler.handle));
+  const serve = metrics.instrument(opts.auth ? withAuth(opts.auth, registry, handler.handle, log) : handler.handle);
+  // https.Server is an http.Server on TLS sockets: watches, keep-alive and close() work alike.
+  const server: Server = opts.tls
+    ? createHttpsServer({ keepAliveTimeout: 5000, cert: opts.tls.certPem, key: opts.tls.keyPem }, serve)
+    : createServer({ keepAliveTimeout: 5000 }, serve);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
@@ -99,7 +109,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
 
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${addr.port}`,
+    url: `${opts.tls ? 'https' : 'http'}://${host}:${addr.port}`,
     registry,
     handler,
     metrics,

@@ -163,6 +163,27 @@ export function objectProblems(value: Record<string, unknown>, properties: Prope
   return out.list;
 }
 
+/**
+ * A copy of `value` without the fields `properties` does not declare, at any depth (free-form
+ * values are kept whole): what decoding into the Go types does to a create or update body, done
+ * here for apply configurations, which are merged as sent. Recursion follows the schema, which is
+ * finite, so a deeply nested body cannot exhaust the stack.
+ */
+export function dropUnknownFields(value: Record<string, unknown>, properties: Properties): Record<string, unknown> {
+  return prune(value, t.object(properties)) as Record<string, unknown>;
+}
+
+function prune(v: unknown, s: Schema): unknown {
+  if (s.type === 'array') return Array.isArray(v) ? v.map((i) => prune(i, s.items)) : v;
+  if ((s.type !== 'object' && s.type !== 'map') || typeof v !== 'object' || v === null || Array.isArray(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, child] of Object.entries(v)) {
+    const cs = s.type === 'map' ? s.values : Object.prototype.hasOwnProperty.call(s.properties, k) ? s.properties[k] : undefined;
+    if (cs) out[k] = prune(child, cs);
+  }
+  return out;
+}
+
 /** The raw tree of a request body in `format`; undefined when it does not parse (the decoder reports that). */
 export function rawBody(text: string, format: BodyFormat): RawNode | undefined {
   try {
@@ -313,6 +334,19 @@ export class FieldValidator {
     this.bodyProblems = objectProblems(patched, this.properties);
     const all = [...this.patchProblems, ...this.bodyProblems];
     if (this.directive === 'Strict' && all.length) throw strictPatchError(shown, all);
+  }
+
+  /**
+   * Server-side apply: checks the configuration as sent (YAML or JSON, duplicates kept). The spec
+   * puts PATCH bodies under fieldValidation, so an apply is treated like a create: Strict refuses
+   * with 400 naming every problem, Warn reports them, Ignore says nothing; the unknown fields
+   * themselves are then dropped (dropUnknownFields) before the merge.
+   */
+  checkApplyBody(raw: string): void {
+    if (this.directive === 'Ignore') return;
+    const root = rawBody(raw, 'yaml');
+    this.bodyProblems = root ? rawBodyProblems(root, this.properties) : [];
+    if (this.directive === 'Strict' && this.bodyProblems.length) throw badRequest(`error strict decoding YAML: ${strictDecodingError(this.bodyProblems)}`);
   }
 
   /** Every problem found, in the order upstream reports them. */

@@ -294,9 +294,12 @@ export class ApiHandler {
     const raw = (await readBody(req, res, this.maxBodyBytes)).toString('utf8');
     const owner = fieldOwner(ctx.query, req.headers['user-agent']);
     if (type === APPLY_PATCH) {
-      // Server-side apply (apply.ts): may create the object (201).
+      // Server-side apply (apply.ts): may create the object (201). fieldValidation applies to its
+      // body like any other (spec §4.3): checked as sent, unknown fields dropped unless Strict refused.
+      opts.fields.checkApplyBody(raw);
       const applied = await applyToStore(rr.store, {
         namespace: rr.namespace, name: rr.name!, subresource: rr.subresource, raw, manager: owner.manager, force: forceParam(ctx.query), dryRun: opts.dryRun,
+        dropUnknownFields: true,
       });
       return this.send(res, ctx, applied.created ? 201 : 200, applied.object, opts.fields.warningHeaders());
     }

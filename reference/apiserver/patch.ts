@@ -5,6 +5,7 @@ import jsonpatch from 'fast-json-patch';
 import { applyConfig, checkApplyConfig, parseApplyBody } from './apply.js';
 import { badRequest, invalid, isStatusError, StatusError, unsupportedMediaType } from './errors.js';
 import { fieldErrors, type FieldError } from './field-errors.js';
+import { bodyProperties, dropUnknownFields } from './field-validation.js';
 import type { FieldOwner } from './managed-fields.js';
 import { nowSeconds } from './managed-fields.js';
 import { typeOf } from './patch-schema.js';
@@ -172,6 +173,11 @@ export interface ApplyRequest {
   readonly manager: string;
   readonly force: boolean;
   readonly dryRun?: boolean;
+  /**
+   * Drop fields the kind does not declare before merging (fieldValidation Warn or Ignore; the
+   * handler has already refused them under Strict). Without it they fail typing with 400.
+   */
+  readonly dropUnknownFields?: boolean;
 }
 
 const MAX_APPLY_ATTEMPTS = 8;
@@ -193,8 +199,9 @@ export function forceParam(q: URLSearchParams): boolean {
  */
 export async function applyToStore(store: ResourceStore, req: ApplyRequest): Promise<{ object: ApiObject; created: boolean }> {
   const s = store.strategy;
-  const config = parseApplyBody(req.raw);
-  checkApplyConfig(config, s.apiVersion, s.kind);
+  const parsed = parseApplyBody(req.raw);
+  checkApplyConfig(parsed, s.apiVersion, s.kind);
+  const config = req.dropUnknownFields ? dropUnknownFields(parsed, bodyProperties(s)) : parsed;
   const meta = isPlainObject(config['metadata']) ? config['metadata'] : undefined;
   const pinned = typeof meta?.['resourceVersion'] === 'string' && meta['resourceVersion'] !== '';
   const input = { config, manager: req.manager, force: req.force, type: typeOf(s), apiVersion: s.apiVersion, kind: s.kind, hasStatus: s.hasStatus, subresource: req.subresource };

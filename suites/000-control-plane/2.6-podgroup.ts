@@ -197,7 +197,7 @@ export const podGroupCases: Case[] = [
     ...withGates({ CompositePodGroup: false }),
     id: 'api.podgroup.parent-composite.dropped-gate-off',
     title: 'With CompositePodGroup off, spec.parentCompositePodGroupName is dropped on write',
-    requirements: ['000-2.6-parent-composite-pod-group-name-gate', '000-2.6-gated-fields-dropped'],
+    requirements: ['000-2.6-parent-composite-pod-group-name-gate', '000-2.6-gated-fields-dropped', '000-9-podgroup-field-gates'],
     async run(ctx) {
       await expectDropped(ctx, 'parentCompositePodGroupName', (s) => { s.parentCompositePodGroupName = 'root-group'; s.workloadRef = clone(workloadRef); });
     },
@@ -255,7 +255,7 @@ export const podGroupCases: Case[] = [
     ...withGates({ PodGroupPreemptionPolicy: false }),
     id: 'api.podgroup.preemption-policy.dropped-gate-off',
     title: 'With PodGroupPreemptionPolicy off, spec.preemptionPolicy is dropped on write (and not defaulted)',
-    requirements: ['000-2.6-preemption-policy-gate', '000-2.6-gated-fields-dropped'],
+    requirements: ['000-2.6-preemption-policy-gate', '000-2.6-gated-fields-dropped', '000-9-podgroup-field-gates'],
     async run(ctx) {
       await expectDropped(ctx, 'preemptionPolicy', (s) => { s.preemptionPolicy = 'Never'; });
     },
@@ -361,7 +361,7 @@ export const podGroupCases: Case[] = [
     ...withGates({ DRAWorkloadResourceClaims: false }),
     id: 'api.podgroup.resource-claims.dropped-gate-off',
     title: 'With DRAWorkloadResourceClaims off, spec.resourceClaims is dropped on write',
-    requirements: ['000-2.6-resource-claims-gate', '000-2.6-gated-fields-dropped'],
+    requirements: ['000-2.6-resource-claims-gate', '000-2.6-gated-fields-dropped', '000-9-podgroup-field-gates'],
     async run(ctx) {
       await expectDropped(ctx, 'resourceClaims', (s) => { s.resourceClaims = [claim('gpus')]; });
     },
@@ -452,7 +452,7 @@ export const podGroupCases: Case[] = [
     ...withGates({ TopologyAwareWorkloadScheduling: false }),
     id: 'api.podgroup.scheduling-constraints.dropped-gate-off',
     title: 'With TopologyAwareWorkloadScheduling off, spec.schedulingConstraints is dropped on write',
-    requirements: ['000-2.6-scheduling-constraints-gate', '000-2.6-gated-fields-dropped'],
+    requirements: ['000-2.6-scheduling-constraints-gate', '000-2.6-gated-fields-dropped', '000-9-podgroup-field-gates'],
     async run(ctx) {
       await expectDropped(ctx, 'schedulingConstraints', (s) => { s.schedulingConstraints = { topology: clone(topology) }; });
     },
@@ -653,7 +653,7 @@ export const podGroupCases: Case[] = [
     impact: 'read-only',
     id: 'api.podgroup.api.gated',
     title: 'With GenericWorkload off, the PodGroup API is not served (404, absent from discovery)',
-    requirements: ['000-2.6-generic-workload-gate'],
+    requirements: ['000-2.6-generic-workload-gate', '000-9-podgroup-version'],
     async run(ctx) {
       expectStatus(await ctx.api.get(collectionPath(PG, ctx.namespace)), { code: 404, reason: 'NotFound' }, 'GET of the PodGroup collection');
       const groups = expectObject(await ctx.api.get('/apis'), [200], 'APIGroupList', 'GET /apis');

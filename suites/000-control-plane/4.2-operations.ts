@@ -137,9 +137,11 @@ function deleteCollectionCase(k: ResourceKind): Case {
 
 function statusCases(k: ResourceKind): Case[] {
   const status = (ctx: any) => k.status!(ctx);
+  // Read, replace and patch of status are also §1's "resources with a status subresource support them".
+  const alsoSection1 = (h: ReturnType<typeof op>) => ({ ...h, requirements: [...h.requirements, '000-1-status-subresource-operations'] });
   return [
     defineCase({
-      ...op(k, 'status.read', '000-4.2-read-status', 'MUST', 'GET .../status returns the object'),
+      ...alsoSection1(op(k, 'status.read', '000-4.2-read-status', 'MUST', 'GET .../status returns the object')),
       async run(ctx) {
         const o = await createObject(ctx, k);
         const got = expectObject(await ctx.api.get(`${itemPath(k, ctx.namespace, o.metadata.name)}/status`), [200], k.kind, 'GET .../status');
@@ -147,7 +149,7 @@ function statusCases(k: ResourceKind): Case[] {
       },
     }),
     defineCase({
-      ...op(k, 'status.replace', '000-4.2-replace-status', 'MUST', 'PUT .../status changes status and ignores spec changes'),
+      ...alsoSection1(op(k, 'status.replace', '000-4.2-replace-status', 'MUST', 'PUT .../status changes status and ignores spec changes')),
       async run(ctx) {
         const o = await createObject(ctx, k);
         const want = status(ctx);
@@ -158,7 +160,7 @@ function statusCases(k: ResourceKind): Case[] {
       },
     }),
     defineCase({
-      ...op(k, 'status.patch', '000-4.2-patch-status', 'MUST', 'PATCH .../status changes status and ignores spec changes'),
+      ...alsoSection1(op(k, 'status.patch', '000-4.2-patch-status', 'MUST', 'PATCH .../status changes status and ignores spec changes')),
       async run(ctx) {
         const o = await createObject(ctx, k);
         const want = status(ctx);

@@ -296,7 +296,7 @@ export const deleteCases: Case[] = [
     level: 'MUST',
     id: 'api.delete.orphan-dependents.true',
     title: 'orphanDependents=true adds the orphan finalizer and the dependents are kept, without the owner reference',
-    requirements: ['000-4.3-orphan-dependents-finalizer', '000-4.2-delete-options'],
+    requirements: ['000-4.3-orphan-dependents-finalizer', '000-4.2-delete-options', '000-9-orphan-dependents-deprecated'],
     async run(ctx) {
       const o = await owner(ctx);
       const dep = await dependent(ctx, o);

@@ -306,7 +306,7 @@ export const writeParamCases: Case[] = [
     ...scCommon,
     id: 'api.write-params.field-validation.default-warn',
     title: 'without fieldValidation, unknown fields are dropped with a warning (Warn is the default)',
-    requirements: ['000-4.3-field-validation-default-warn'],
+    requirements: ['000-4.3-field-validation-default-warn', '000-9-field-validation-default-change'],
     level: 'MUST',
     async run(ctx) {
       const body = storageClass(ctx, { [UNKNOWN]: 'dropped' }, 'fvd');

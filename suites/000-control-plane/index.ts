@@ -20,6 +20,13 @@ import { listCases } from './4.3-list.js';
 import { watchSemanticsCases } from './6-watch-semantics.js';
 import { patchCases, patchTypeCasesFor } from './4.2-patch.js';
 import { applyCases } from './4.2-apply.js';
+import { expiryCases } from './7-expiry.js';
+import { corruptObjectCases } from './4.3-corrupt-objects.js';
+import { surfaceCases } from './4-surface.js';
+import { versioningCases } from './9-versioning.js';
+import { limitsAndSetsCases } from './4.3-limits-and-sets.js';
+import { messageCases } from './7-messages.js';
+import { authenticationCases } from './5-authentication.js';
 // <<imports>>
 
 export const controlPlaneCases: Case[] = [
@@ -40,6 +47,13 @@ export const controlPlaneCases: Case[] = [
   ...patchCases,
   ...KINDS.flatMap(patchTypeCasesFor),
   ...applyCases,
+  ...corruptObjectCases,
+  ...expiryCases,
+  ...surfaceCases,
+  ...versioningCases,
+  ...limitsAndSetsCases,
+  ...messageCases,
+  ...authenticationCases,
   // <<cases>>
   ...discoveryCases,
   ...collectionPathCases,

@@ -1,6 +1,6 @@
 // Spec 002 §4 lists /healthz, /livez and /readyz among the essential read-only paths; how they
 // answer follows upstream (k8s.io/apiserver healthz). Failure answers need a failing check, which
-// a conformance run cannot cause: the reference's unit tests cover them.
+// only the operator can name: those cases are in 4-health-failing.ts.
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import { expectCode, expectEqual, expectTrue, show } from '../verify.js';
 import { debugCase, expectMediaType, listedChecks } from './debug-common.js';

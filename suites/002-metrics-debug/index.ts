@@ -7,6 +7,11 @@ import { endpointCases } from './4-endpoints.js';
 import { healthCases } from './4-health.js';
 import { debugErrorCases } from './7-errors.js';
 import { metricsCases } from './4-metrics.js';
+import { failingHealthCases } from './4-health-failing.js';
+import { flagsOnlyCases } from './4-flagz-only.js';
+import { scrapingCases } from './4-scraping.js';
+import { versioningCases } from './9-versioning.js';
+import { httpsCases } from './1-https.js';
 // <<imports>>
 
 export const metricsDebugCases: Case[] = [
@@ -16,6 +21,11 @@ export const metricsDebugCases: Case[] = [
   ...endpointCases,
   ...healthCases,
   ...metricsCases,
+  ...failingHealthCases,
+  ...flagsOnlyCases,
+  ...scrapingCases,
+  ...versioningCases,
+  ...httpsCases,
   // <<cases>>
   ...debugErrorCases,
 ];

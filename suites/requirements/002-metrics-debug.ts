@@ -407,6 +407,11 @@ export const METRICS_DEBUG: readonly Requirement[] = [
     text: 'Metric `orch_feature_enabled` with label `name` equal to `NativeHistograms` reports the gate state (value 1 means enabled).',
   },
   {
+    id: '002-9-feature-enabled-stage',
+    doc: '002', section: '9', sectionTitle: 'Versioning and native histograms', level: 'SHOULD', source: 'ground-truth',
+    text: '`orch_feature_enabled` also carries label `stage`, the gate\'s maturity as upstream writes it (`ALPHA`, `BETA`, `DEPRECATED`, empty for GA): the gates spec 002 calls beta in 1.37 (`NativeHistograms`, `ComponentStatusz`, `ComponentFlagz`) show `stage="BETA"`.',
+  },
+  {
     id: '002-9-native-histograms-disable',
     doc: '002', section: '9', sectionTitle: 'Versioning and native histograms', level: 'MUST', source: 'spec',
     text: 'Restarting a component with `NativeHistograms=false` disables native histogram exposition; historical native data stays queryable.',

@@ -2,6 +2,7 @@
 // requests or responses (or answers by itself) as a breakage says. Proof tests run each case
 // against one of these and expect it to fail.
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface ProxiedRequest {
@@ -54,8 +55,19 @@ function flat(h: IncomingMessage['headers']): Record<string, string> {
   return out;
 }
 
-export async function startBrokenTarget(upstream: string, breakage: Breakage): Promise<BrokenTarget> {
+export interface BrokenTargetOptions {
+  /** The CA to trust when `upstream` is https (a reference started with TLS gives its `caPem`). */
+  caPem?: string;
+}
+
+/**
+ * The proxy itself always serves plain HTTP: that is the breakage for the HTTPS rules, and every
+ * other rule's breakage is the same against an http or an https upstream.
+ */
+export async function startBrokenTarget(upstream: string, breakage: Breakage, opts: BrokenTargetOptions = {}): Promise<BrokenTarget> {
   const up = new URL(upstream);
+  const tlsUpstream = up.protocol === 'https:';
+  const forward = tlsUpstream ? httpsRequest : httpRequest;
   const server: Server = createServer(async (inReq, outRes) => {
     try {
       const req: ProxiedRequest = { method: inReq.method ?? 'GET', path: inReq.url ?? '/', headers: flat(inReq.headers), body: await readBody(inReq) };
@@ -70,7 +82,9 @@ export async function startBrokenTarget(upstream: string, breakage: Breakage): P
       delete headers['content-length'];
       delete headers['transfer-encoding'];
       if (req.body) headers['content-length'] = String(Buffer.byteLength(req.body));
-      const upReq = httpRequest({ host: up.hostname, port: up.port, method: req.method, path: req.path, headers }, (upRes) => {
+      // URL.hostname keeps an IPv6 address's brackets, which a socket address must not have.
+      const target = { host: up.hostname.replace(/^\[(.*)\]$/, '$1'), port: up.port, method: req.method, path: req.path, headers, ...(tlsUpstream && opts.caPem ? { ca: opts.caPem } : {}) };
+      const upReq = forward(target, (upRes) => {
         const isWatch = /[?&]watch=(true|1)\b/.test(req.path) || req.path.includes('/watch/');
         if (isWatch) {
           // Stream line by line so the case sees events as they happen.

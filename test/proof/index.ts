@@ -11,6 +11,12 @@ import { metricsBreakages } from './metrics.js';
 import { writeParamBreakages } from './write-params.js';
 import { patchBreakages } from './patch.js';
 import { listWatchBreakages } from './list-watch.js';
+import { httpsBreakages } from './https.js';
+import { factBreakages } from './facts.js';
+import { metricsVersioningBreakages } from './metrics-versioning.js';
+import { surfaceBreakages } from './surface.js';
+import { apiRowsBreakages } from './api-rows.js';
+import { authBreakages } from './auth.js';
 // <<imports>>
 
 export const BREAKAGES: Record<string, Breakage> = {
@@ -25,5 +31,11 @@ export const BREAKAGES: Record<string, Breakage> = {
   ...writeParamBreakages,
   ...patchBreakages,
   ...listWatchBreakages,
+  ...httpsBreakages,
+  ...factBreakages,
+  ...metricsVersioningBreakages,
+  ...surfaceBreakages,
+  ...apiRowsBreakages,
+  ...authBreakages,
   // <<breakages>>
 };

@@ -7,7 +7,7 @@ const isMetrics = (r: ProxiedRequest) => r.path.split('?')[0] === '/metrics';
 const contentType = (res: ProxiedResponse) => Object.entries(res.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '';
 
 /** Rewrites the text form (text/plain or OpenMetrics, as `type` says) of /metrics responses. */
-function text(type: RegExp, edit: (body: string) => string): Breakage {
+export function text(type: RegExp, edit: (body: string) => string): Breakage {
   return {
     response: (r, res) => {
       if (isMetrics(r) && type.test(contentType(res))) res.body = edit(res.body);
@@ -16,7 +16,7 @@ function text(type: RegExp, edit: (body: string) => string): Breakage {
 }
 
 /** Rewrites the decoded families of protobuf /metrics responses (binary bodies travel as latin1). */
-function protobuf(edit: (families: MetricFamilyMsg[]) => Buffer | void): Breakage {
+export function protobuf(edit: (families: MetricFamilyMsg[]) => Buffer | void): Breakage {
   return {
     response: (r, res) => {
       if (!isMetrics(r) || !/protobuf/.test(contentType(res))) return;
@@ -27,13 +27,13 @@ function protobuf(edit: (families: MetricFamilyMsg[]) => Buffer | void): Breakag
   };
 }
 
-function histograms(families: MetricFamilyMsg[]): HistogramMsg[] {
+export function histograms(families: MetricFamilyMsg[]): HistogramMsg[] {
   return families.filter((f) => f.type === 'HISTOGRAM').flatMap((f) => f.metric.map((m) => m.histogram!).filter(Boolean));
 }
 
 const isNative = (h: HistogramMsg) => (h.positive_span?.length ?? 0) + (h.negative_span?.length ?? 0) > 0 || (h.zero_threshold ?? 0) > 0 || (h.zero_count ?? 0) > 0;
 
-function stripNative(h: HistogramMsg): void {
+export function stripNative(h: HistogramMsg): void {
   for (const k of ['schema', 'zero_threshold', 'zero_count', 'positive_span', 'positive_delta', 'negative_span', 'negative_delta'] as const) delete h[k];
 }
 

@@ -182,9 +182,10 @@ t.test('request rules', async (t) => {
   const mf = await call(u, 'PATCH', `${G}/g?fieldManager=a`, gadget('g', {}, { metadata: { name: 'g', managedFields: [] } }), APPLY);
   t.equal(mf.status, 400);
   t.equal(mf.body.message, 'metadata.managedFields must be nil');
-  const undeclared = await call(u, 'PATCH', `${G}/g?fieldManager=a`, gadget('g', { bogus: 1 }), APPLY);
+  // fieldValidation covers apply bodies (spec §4.3): Strict refuses an undeclared field, naming it.
+  const undeclared = await call(u, 'PATCH', `${G}/g?fieldManager=a&fieldValidation=Strict`, gadget('g', { bogus: 1 }), APPLY);
   t.equal(undeclared.status, 400);
-  t.equal(undeclared.body.message, 'failed to create typed patch object (/g; test.orch.io/v1, Kind=Gadget): .spec.bogus: field not declared in schema');
+  t.equal(undeclared.body.message, 'error strict decoding YAML: strict decoding error: unknown field "spec.bogus"');
   const badYaml = await call(u, 'PATCH', `${G}/g?fieldManager=a`, 'a: [', APPLY);
   t.equal(badYaml.status, 400);
   t.match(badYaml.body.message, /^error decoding YAML: /);

@@ -56,7 +56,7 @@ function fakeContext(namespace: string): CaseContext {
   return {
     namespace, labels: {}, runId: 'malformed', signal: new AbortController().signal,
     uniqueName: (hint = 'x') => `m-${hint}-${n++}-${randomUUID().slice(0, 8)}`,
-    track: () => undefined, api: undefined as never, component: () => undefined as never,
+    track: () => undefined, api: undefined as never, component: () => undefined as never, facts: {},
   };
 }
 

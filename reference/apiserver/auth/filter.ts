@@ -1,0 +1,62 @@
+// The authentication, impersonation and authorization filter, run ahead of routing for every path
+// (API, discovery, metrics and debug endpoints alike), in upstream's order: authenticate (401 on
+// failure), impersonate (403 unless allowed), authorize the request as the resulting user (403).
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { internal, isStatusError, serviceUnavailable, type StatusError } from '../errors.js';
+import type { Registry } from '../registry.js';
+import { isStorageError } from '../../storage/types.js';
+import { TokenAuthenticator } from './authenticator.js';
+import { alwaysAllow, RbacAuthorizer, type AuthorizationMode, type Authorizer } from './authorizer.js';
+import { impersonate, wantsImpersonation } from './impersonation.js';
+import { requestInfo } from './request-info.js';
+import { forbiddenError, unauthorizedError } from './responses.js';
+import type { StaticToken } from './token-file.js';
+import type { UserInfo } from './user.js';
+
+/** What `startReference({auth})` takes: the static token table and the authorization mode. */
+export interface AuthOptions {
+  readonly tokens: readonly StaticToken[];
+  /** Default AlwaysAllow. */
+  readonly authorizationMode?: AuthorizationMode;
+  /** Requests without credentials act as system:anonymous (default true, as upstream), else 401. */
+  readonly anonymous?: boolean;
+}
+
+export const AUTHORIZATION_MODES: readonly AuthorizationMode[] = ['AlwaysAllow', 'RBAC'];
+
+export function withAuth(opts: AuthOptions, registry: Registry, next: RequestListener, log: (message: string, err?: unknown) => void): RequestListener {
+  const mode = opts.authorizationMode ?? 'AlwaysAllow';
+  if (!AUTHORIZATION_MODES.includes(mode)) throw new Error(`auth.authorizationMode: unknown mode ${JSON.stringify(mode)}; want one of ${AUTHORIZATION_MODES.join(', ')}`);
+  const authn = new TokenAuthenticator(opts.tokens, opts.anonymous ?? true);
+  const authz: Authorizer = mode === 'RBAC' ? new RbacAuthorizer(registry) : alwaysAllow;
+
+  const admit = async (req: IncomingMessage): Promise<UserInfo> => {
+    const result = authn.authenticate(req);
+    if ('failed' in result) throw unauthorizedError();
+    const user = wantsImpersonation(req.headers) ? await impersonate(result.user, req.headers, req.rawHeaders, authz) : result.user;
+    const attrs = { ...requestInfo(req.method ?? 'GET', req.url ?? '/'), user };
+    const d = await authz.authorize(attrs);
+    if (!d.allowed) throw forbiddenError(attrs, d.reason);
+    return user;
+  };
+
+  return (req: IncomingMessage, res: ServerResponse) => {
+    admit(req).then(
+      () => next(req, res),
+      (err: unknown) => {
+        let se: StatusError;
+        if (isStatusError(err)) se = err;
+        else if (isStorageError(err, 'Closed')) se = serviceUnavailable('the server is shutting down');
+        else {
+          log(`authorizing ${req.method} ${req.url} failed`, err);
+          se = internal(err);
+        }
+        const text = `${JSON.stringify(se.status)}\n`;
+        res.writeHead(se.code, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Content-Length': String(Buffer.byteLength(text)) });
+        res.end(text);
+        // The body is never read: drop it rather than let it sit in the socket's buffers.
+        req.resume();
+      },
+    );
+  };
+}

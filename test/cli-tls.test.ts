@@ -1,0 +1,144 @@
+// HTTPS end to end: `serve --cert-dir` then `run --api https://... --ca <file>`, serve's TLS usage
+// errors, and the proof of the HTTPS cases (spec 002 §1, §4) against an https reference and the
+// plain-HTTP proof proxy in front of it, run here until the proof test starts TLS references.
+import t from 'tap';
+import { execaNode } from 'execa';
+import { fileURLToPath } from 'node:url';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCases } from '../runner/run.js';
+import { defaultGates } from '../runner/gates.js';
+import { startReference } from '../reference/server.js';
+import { generateSelfSigned } from '../reference/tls.js';
+import { startBrokenTarget } from './helpers/broken-target.js';
+import { BREAKAGES } from './proof/index.js';
+import { metricsDebugCases } from '../suites/002-metrics-debug/index.js';
+import type { TargetConnection } from '../runner/client.js';
+import type { Case } from '../suites/case.js';
+
+const BIN = fileURLToPath(new URL('../bin/orch-conformance.js', import.meta.url));
+
+function tempDir(t: { teardown(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-cli-tls-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Starts `serve` with these arguments and waits for its "api:" line (and the "ca:" one before it). */
+async function serve(t: { teardown(fn: () => void): void }, args: string[]) {
+  const proc = execaNode(BIN, ['serve', '--api-port', '0', ...args], { reject: false });
+  t.teardown(() => { proc.kill('SIGTERM'); });
+  const lines = await new Promise<{ api: string; ca?: string; out: string }>((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const api = /^api: (\S+)$/m.exec(out)?.[1];
+      if (api) resolve({ api, ca: /^ca: (\S+)$/m.exec(out)?.[1], out });
+    });
+    proc.on('exit', () => reject(new Error(`serve exited: ${out}`)));
+  });
+  return { proc, ...lines };
+}
+
+t.test('serve --cert-dir serves HTTPS; run --api https://... --ca <file> --focus https passes', async (t) => {
+  const dir = join(tempDir(t), 'certs');
+  const s = await serve(t, ['--cert-dir', dir]);
+  t.match(s.api, /^https:\/\/127\.0\.0\.1:\d+$/);
+  t.equal(s.ca, join(dir, 'apiserver-ca.crt'), 'the generated CA is printed for run --ca');
+  t.ok(existsSync(join(dir, 'apiserver.crt')) && existsSync(join(dir, 'apiserver.key')), 'upstream\'s file names');
+  const report = join(dir, '..', 'results.json');
+  const run = await execaNode(BIN, ['run', '--api', s.api, '--ca', s.ca!, '--focus', 'https', '--reporter', `json=${report}`], { reject: false, timeout: 60_000 });
+  t.equal(run.exitCode, 0, `run exits 0: ${run.stderr}`);
+  const cases = JSON.parse(readFileSync(report, 'utf8')).cases as Array<{ id: string; status: string }>;
+  t.same(cases.map((c) => [c.id, c.status]).sort(), [['debug.https.get', 'passed'], ['debug.https.port', 'passed']]);
+
+  const untrusted = await execaNode(BIN, ['run', '--api', s.api, '--focus', 'https'], { reject: false, timeout: 60_000 });
+  t.equal(untrusted.exitCode, 3, 'without --ca the certificate is not trusted: the target is unreachable');
+  t.match(untrusted.stderr, /SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|self-signed/i);
+
+  const ca = readFileSync(s.ca!, 'utf8');
+  s.proc.kill('SIGTERM');
+  t.equal((await s.proc).exitCode, 0);
+  const again = await serve(t, ['--cert-dir', dir]);
+  t.equal(readFileSync(again.ca!, 'utf8'), ca, 'a second start reuses the certificates in --cert-dir');
+  const run2 = await execaNode(BIN, ['run', '--api', again.api, '--ca', again.ca!, '--focus', 'debug.https.port'], { reject: false, timeout: 60_000 });
+  t.equal(run2.exitCode, 0, `the reused pair still verifies: ${run2.stderr}`);
+});
+
+t.test('serve without TLS flags stays plain HTTP, and says so in --help', async (t) => {
+  const s = await serve(t, []);
+  t.match(s.api, /^http:\/\//);
+  t.notMatch(s.out, /^ca: /m);
+  const help = await execaNode(BIN, ['serve', '--help'], { reject: false });
+  t.match(help.stdout, /plain HTTP/);
+  t.match(help.stdout, /--cert-dir/);
+  t.match(help.stdout, /--tls-cert-file/);
+  t.match(help.stdout, /--tls-private-key-file/);
+});
+
+t.test('serve refuses bad TLS flag combinations and unusable files with exit 2', async (t) => {
+  const dir = tempDir(t);
+  const cases: Array<[string[], RegExp]> = [
+    [['--tls-cert-file', join(dir, 'a.crt')], /--tls-cert-file and --tls-private-key-file go together/],
+    [['--tls-private-key-file', join(dir, 'a.key')], /go together/],
+    [['--cert-dir', dir, '--tls-cert-file', 'a', '--tls-private-key-file', 'b'], /not both/],
+    [['--tls-cert-file', join(dir, 'missing.crt'), '--tls-private-key-file', join(dir, 'missing.key')], /cannot read the certificate file .*missing\.crt/],
+    [['--cert-dir', ''], /--cert-dir needs a path/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await execaNode(BIN, ['serve', '--api-port', '0', ...args], { reject: false, timeout: 20_000 });
+    t.equal(r.exitCode, 2, `serve ${args.join(' ')}: exit 2`);
+    t.match(r.stderr, message);
+  }
+  const refused = await execaNode(BIN, ['serve', '--api-port', '0', '--cert-dir', join(dir, 'a'), '--tls-cert-file', 'x'], { reject: false, timeout: 20_000 });
+  t.equal(refused.exitCode, 2, 'refused before anything is generated');
+  t.notOk(existsSync(join(dir, 'a')), 'no cert-dir was made for a refused command line');
+  // A key that is not the certificate's.
+  writeFileSync(join(dir, 'one.crt'), generateSelfSigned().certPem);
+  writeFileSync(join(dir, 'two.key'), generateSelfSigned().keyPem);
+  const mismatched = await execaNode(BIN, ['serve', '--api-port', '0', '--tls-cert-file', join(dir, 'one.crt'), '--tls-private-key-file', join(dir, 'two.key')], { reject: false, timeout: 20_000 });
+  t.equal(mismatched.exitCode, 2);
+  t.match(mismatched.stderr, /two\.key is not the private key of .*one\.crt/);
+});
+
+t.test('proof of the HTTPS cases: pass against an https reference, fail against the plain-HTTP proxy', async (t) => {
+  const ref = await startReference({ tls: 'self-signed' });
+  t.teardown(() => ref.close());
+  const runOne = async (c: Case, conn: TargetConnection) => {
+    const report = await runCases({ cases: [c], conn, components: { apiserver: conn }, embedded: false, gates: defaultGates(), version: 'test', timeoutMs: 20_000 });
+    return report.cases[0]!;
+  };
+  const https = metricsDebugCases.filter((c) => c.suite === 'https');
+  t.same(https.map((c) => c.id).sort(), ['debug.https.get', 'debug.https.port']);
+  for (const c of https) {
+    const good = await runOne(c, { baseUrl: ref.url, caPem: ref.caPem });
+    t.equal(good.status, 'passed', `${c.id} passes against the https reference: ${good.message}`);
+    const broken = await startBrokenTarget(ref.url, BREAKAGES[c.id]!, { caPem: ref.caPem });
+    try {
+      const bad = await runOne(c, { baseUrl: broken.url });
+      t.equal(bad.status, 'failed', `${c.id} fails against the plain-HTTP proxy (got ${bad.status}: ${bad.message})`);
+      t.match(bad.expected, /https/, `${c.id}: expected names https`);
+      t.match(bad.actual, /^http:\/\/127\.0\.0\.1:\d+$/, `${c.id}: actual is the plain URL`);
+      t.ok(bad.exchanges.length > 0, `${c.id}: the failure carries the recorded exchanges`);
+    } finally {
+      await broken.close();
+    }
+  }
+});
+
+t.test('the proof proxy forwards to an https upstream: other breakages still bite', async (t) => {
+  const ref = await startReference({ tls: 'self-signed' });
+  t.teardown(() => ref.close());
+  const c = metricsDebugCases.find((x) => x.id === 'debug.health.ok')!;
+  const broken = await startBrokenTarget(ref.url, BREAKAGES[c.id]!, { caPem: ref.caPem });
+  t.teardown(() => broken.close());
+  const conn = { baseUrl: broken.url };
+  const report = await runCases({ cases: [c], conn, components: { apiserver: conn }, embedded: false, gates: defaultGates(), version: 'test', timeoutMs: 20_000 });
+  t.equal(report.cases[0]!.status, 'failed', `${c.id} against its breakage over an https upstream: ${report.cases[0]!.message}`);
+  const passThrough = await startBrokenTarget(ref.url, {}, { caPem: ref.caPem });
+  t.teardown(() => passThrough.close());
+  const res = await fetch(`${passThrough.url}/healthz`);
+  t.equal(res.status, 200);
+  t.equal(await res.text(), 'ok');
+});
