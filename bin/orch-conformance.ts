@@ -20,6 +20,12 @@ import { startReference } from '../reference/server.js';
 import { parseDurationMs } from '../reference/duration.js';
 import { FeatureGates, FeatureGateError } from '../reference/features.js';
 import { PACKAGE_VERSION } from '../reference/package-version.js';
+import { apiServerHealthChecks } from '../reference/apiserver/debug-endpoints.js';
+
+/** The API server's health check names (the checks themselves are never run here). */
+const API_SERVER_CHECK_NAMES = [...new Set(Object.values(apiServerHealthChecks({
+  storage: undefined as never, registered: () => true, controllersStarted: () => true, shuttingDown: () => false,
+})).flat().map((c) => c.name))];
 import { serveTls, TlsConfigError } from '../reference/tls.js';
 import { authFromFlags, AuthFlagError } from '../reference/apiserver/auth/serve-flags.js';
 
@@ -73,7 +79,7 @@ async function cmdRun(argv: any): Promise<number> {
       // Without --gates every case runs: a reference is started per gate set the cases need.
       report = await runEmbedded(cases, { ...common, gates: argv.gates ? gates : undefined });
     } else {
-      const conn = { baseUrl: argv.api, token: argv.token, caFile: argv.ca, insecureSkipTlsVerify: argv.insecureSkipTlsVerify };
+      const conn = { baseUrl: argv.api, token: argv.token, caPem: readCa(argv.ca), insecureSkipTlsVerify: argv.insecureSkipTlsVerify };
       await probeTarget(conn);
       // Components share the API's credentials and TLS options.
       const components = Object.fromEntries(metrics.map(([name, url]) => [name, { ...conn, baseUrl: url }]));
@@ -93,6 +99,19 @@ async function cmdRun(argv: any): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/** The `--ca` file's PEM text, read once up front so that a bad path is a usage error. */
+function readCa(path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--ca ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--ca ${path}: not a PEM certificate file`);
+  return pem;
 }
 
 /** `--metrics name=url` values: component names are unique lowercase words, URLs http(s). */
@@ -173,6 +192,9 @@ async function cmdServe(argv: any): Promise<number> {
   const continueTtl = durationSeconds(argv.continueTtl, '--continue-ttl');
   const compactionInterval = durationSeconds(argv.compactionInterval, '--compaction-interval');
   const healthFaults = argv.debugFailHealthCheck?.length ? new Map<string, string>(argv.debugFailHealthCheck.map((c: string) => [c, 'failed on purpose (serve --debug-fail-health-check)'])) : undefined;
+  for (const name of healthFaults?.keys() ?? []) {
+    if (!API_SERVER_CHECK_NAMES.includes(name)) throw new UsageError(`--debug-fail-health-check ${name}: no such check; checks: ${API_SERVER_CHECK_NAMES.join(', ')}`);
+  }
   const bookmarkInterval = durationSeconds(argv.bookmarkInterval, '--bookmark-interval');
   let tls;
   try {

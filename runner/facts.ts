@@ -132,3 +132,10 @@ function parseFailingCheck(v: string): FailingCheck {
   }
   return { endpoint: m[1] as HealthEndpoint, check: m[2]! };
 }
+
+/** A fact a case declared: the runner only runs the case with it, so its absence is a bug in the case. */
+export function fact<K extends keyof CaseFacts>(facts: CaseFacts, key: K): NonNullable<CaseFacts[K]> {
+  const v = facts[key];
+  if (v === undefined) throw new Error(`fact ${key} is missing: declare the fact it comes from in the case's facts`);
+  return v as NonNullable<CaseFacts[K]>;
+}

@@ -41,6 +41,7 @@ t.test('fact flags: refused without --api, bad values are usage errors', async (
   for (const [args, msg] of [
     [['run', '--continue-ttl', '2s'], /--continue-ttl describes a target given with --api/],
     [['run', '--api', 'http://127.0.0.1:1', '--continue-ttl', 'soon'], /--continue-ttl soon: want a positive duration/],
+    [['serve', '--api-port', '0', '--debug-fail-health-check', 'nope'], /--debug-fail-health-check nope: no such check; checks: ping, log/],
     [['run', '--api', 'http://127.0.0.1:1', '--compaction-interval', '0s'], /--compaction-interval 0s: want a positive duration/],
     [['run', '--api', 'http://127.0.0.1:1', '--failing-health-check', 'etcd'], /--failing-health-check etcd: want endpoint\/check/],
     [['run', '--api', 'http://127.0.0.1:1', '--corrupt-object', 'storageclasses/x'], /--corrupt-object storageclasses\/x: want an object's path/],

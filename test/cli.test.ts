@@ -106,6 +106,7 @@ t.test('bad usage exits 2 with a clear message', async (t) => {
     [['run', '--metrics', 'nonsense'], /--metrics nonsense: want name=url/],
     [['run', '--api', 'http://127.0.0.1:1', '--metrics', 'agent=ftp://x'], /must be http or https/],
     [['run', '--api', 'http://127.0.0.1:1', '--metrics', 'agent=http://a', '--metrics', 'agent=http://b'], /component "agent" given twice/],
+    [['run', '--api', 'https://127.0.0.1:1', '--ca', '/nonexistent/ca.pem'], /--ca \/nonexistent\/ca\.pem: cannot read it \(ENOENT\)/],
     [['frobnicate'], /Unknown|command/i],
   ] as const) {
     const r = await cli([...args]);

@@ -1,8 +1,8 @@
 // Real Prometheus (Debian's `prometheus` package, 2.42; CI installs it) scrapes the reference's
 // /metrics every second: once with `--enable-feature=native-histograms` (it asks for protobuf and
 // ingests native histograms), once without (it asks for OpenMetrics/text and ingests classic
-// buckets). `promtool check metrics` lints the text exposition. Without Prometheus these tests
-// fail rather than skip.
+// buckets), over HTTPS with the reference's CA as a real scrape config would. `promtool check
+// metrics` lints the text exposition. Without Prometheus these tests fail rather than skip.
 import t from 'tap';
 import { execa } from 'execa';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { startReference, type RunningReference } from '../reference/server.js';
 
 const WAIT_MS = 45_000;
@@ -34,17 +35,18 @@ async function hasBinary(name: string): Promise<boolean> {
 /** Some API traffic, so the request counter and latency histogram have series and rates. */
 function traffic(ref: RunningReference): () => void {
   let stop = false;
+  // An HTTPS reference's own CA is trusted for these requests only.
+  const dispatcher = ref.caPem ? new Agent({ connect: { ca: ref.caPem } }) : undefined;
+  const get = (path: string) => undiciFetch(`${ref.url}${path}`, { dispatcher }).then((r) => r.text()).catch(() => undefined);
   void (async () => {
     while (!stop) {
-      await Promise.all([
-        fetch(`${ref.url}/api/v1/namespaces`).then((r) => r.text()).catch(() => undefined),
-        fetch(`${ref.url}/apis/storage.orch.io/v1/storageclasses/missing`).then((r) => r.text()).catch(() => undefined),
-      ]);
+      await Promise.all([get('/api/v1/namespaces'), get('/apis/storage.orch.io/v1/storageclasses/missing')]);
       await sleep(100);
     }
   })();
   return () => {
     stop = true;
+    void dispatcher?.close();
   };
 }
 
@@ -56,20 +58,28 @@ interface Prometheus {
   until(q: string, ok: (r: any[]) => boolean, what: string): Promise<any[]>;
 }
 
-async function startPrometheus(t: { teardown(fn: () => unknown): void }, targets: Record<string, string>, nativeHistograms: boolean): Promise<Prometheus> {
+async function startPrometheus(t: { teardown(fn: () => unknown): void }, targets: Record<string, RunningReference>, nativeHistograms: boolean): Promise<Prometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'orch-prometheus-'));
   const port = await freePort();
+  // HTTPS targets: the scrape trusts the reference's CA from a file, as an operator configures it.
+  const tlsLines = (job: string, ref: RunningReference): string[] => {
+    if (!ref.url.startsWith('https:')) return [];
+    const caFile = join(dir, `${job}-ca.pem`);
+    writeFileSync(caFile, ref.caPem ?? '');
+    return ['    scheme: https', '    tls_config:', `      ca_file: ${caFile}`];
+  };
   const config = [
     'global:',
     '  scrape_interval: 1s',
     '  scrape_timeout: 1s',
     '  evaluation_interval: 1s',
     'scrape_configs:',
-    ...Object.entries(targets).flatMap(([job, url]) => [
+    ...Object.entries(targets).flatMap(([job, ref]) => [
       `  - job_name: ${job}`,
       '    scrape_interval: 1s',
+      ...tlsLines(job, ref),
       '    static_configs:',
-      `      - targets: ['${new URL(url).host}']`,
+      `      - targets: ['${new URL(ref.url).host}']`,
     ]),
     '',
   ].join('\n');
@@ -151,13 +161,13 @@ t.test('promtool check metrics finds no problem in the text exposition', async (
 
 t.test('Prometheus with native histograms: protobuf scrape, native and classic series', async (t) => {
   if (!(await hasBinary('prometheus'))) return void t.fail('prometheus is not on PATH: install the Debian package `prometheus` (CI does)');
-  const on = await startReference({});
+  const on = await startReference({ tls: 'self-signed' });
   t.teardown(() => on.close());
-  const off = await startReference({ featureGates: { NativeHistograms: false } });
+  const off = await startReference({ featureGates: { NativeHistograms: false }, tls: 'self-signed' });
   t.teardown(() => off.close());
   t.teardown(traffic(on));
   t.teardown(traffic(off));
-  const prom = await startPrometheus(t, { 'orch-native': on.url, 'orch-classic': off.url }, true);
+  const prom = await startPrometheus(t, { 'orch-native': on, 'orch-classic': off }, true);
 
   const gate = await prom.until('orch_feature_enabled{job="orch-native",name="NativeHistograms"}', nonEmpty, 'gate metric of the native-on server');
   t.equal(value(gate), 1, 'orch_feature_enabled{name="NativeHistograms"} is 1');
@@ -191,10 +201,10 @@ t.test('Prometheus with native histograms: protobuf scrape, native and classic s
 
 t.test('Prometheus without native histograms: text scrape, classic series', async (t) => {
   if (!(await hasBinary('prometheus'))) return void t.fail('prometheus is not on PATH: install the Debian package `prometheus` (CI does)');
-  const ref = await startReference({});
+  const ref = await startReference({ tls: 'self-signed' });
   t.teardown(() => ref.close());
   t.teardown(traffic(ref));
-  const prom = await startPrometheus(t, { orch: ref.url }, false);
+  const prom = await startPrometheus(t, { orch: ref }, false);
 
   const gate = await prom.until('orch_feature_enabled{name="NativeHistograms"}', nonEmpty, 'gate metric');
   t.equal(value(gate), 1);

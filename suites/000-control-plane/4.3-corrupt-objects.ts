@@ -4,16 +4,13 @@
 // `run --corrupt-object <path>`, one per case) and each case removes the one it was given with the
 // unsafe delete: that is what the option is for, and nothing else on the target is touched.
 import { defineCase, type Case, type CaseContext } from '../case.js';
+import { fact } from '../../runner/facts.js';
 import { expectCode, expectStatus, expectTrue, show } from '../verify.js';
 
 const UNSAFE = 'ignoreStoreReadErrorWithClusterBreakingPotential';
 const common = { impact: 'cluster-scoped', needs: ['api'], facts: ['corruptObject'] } as const;
 
-function corruptPath(ctx: CaseContext): string {
-  const p = ctx.facts.corruptObject;
-  if (p === undefined) throw new Error('the case declares the corruptObject fact; the runner gives it');
-  return p;
-}
+const corruptPath = (ctx: CaseContext): string => fact(ctx.facts, 'corruptObject');
 
 /** An unsafe delete, whose outcome only matters to the case that checks it. */
 async function removeCorrupt(ctx: CaseContext, path: string): Promise<void> {

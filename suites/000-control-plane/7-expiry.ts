@@ -5,6 +5,7 @@
 // `run --continue-ttl`, `--compaction-interval`); they wait that long, and a little more.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { defineCase, type Case, type CaseContext } from '../case.js';
+import { fact } from '../../runner/facts.js';
 import { expectCode, expectEqual, expectStatus, expectTrue, fail, show } from '../verify.js';
 import { createRoleSet, createSetRole, listRoles, namesOf, openWatch, readEvents, relabel, roleItem, roles, brief } from './list-watch-common.js';
 
@@ -20,11 +21,7 @@ export const CONTINUE_EXPIRED_MESSAGE =
   'results. Continuing with the provided token results in an inconsistent list - objects that were created, ' +
   'modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
-function ttlMs(ctx: CaseContext): number {
-  const s = ctx.facts.continueTtlSeconds;
-  if (s === undefined) throw new Error('the case declares the continueTtl fact; the runner gives it');
-  return s * 1000;
-}
+const ttlMs = (ctx: CaseContext): number => fact(ctx.facts, 'continueTtlSeconds') * 1000;
 
 /** A three-Role set and its first chunk (limit=1), or undefined when the server ignored limit. */
 async function firstChunk(ctx: CaseContext) {
@@ -172,8 +169,7 @@ export const expiryCases: Case[] = [
  * saw at the previous one, so history is gone after two intervals.
  */
 async function compactedResourceVersion(ctx: CaseContext): Promise<{ rv: string; selector: string }> {
-  const s = ctx.facts.compactionIntervalSeconds;
-  if (s === undefined) throw new Error('the case declares the compaction fact; the runner gives it');
+  const s = fact(ctx.facts, 'compactionIntervalSeconds');
   const set = await createRoleSet(ctx, 1);
   const rv = set.objects[0].metadata.resourceVersion as string;
   await relabel(ctx, set.objects[0], { touched: 'yes' });

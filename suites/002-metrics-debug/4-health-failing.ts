@@ -6,15 +6,11 @@ import { defineCase, type Case, type CaseContext } from '../case.js';
 import { expectCode, expectEqual, expectTrue, fail, show } from '../verify.js';
 import { samplesOf } from './exposition.js';
 import { debugCase, listedChecks, slis } from './debug-common.js';
-import type { FailingCheck } from '../../runner/facts.js';
+import { fact, type FailingCheck } from '../../runner/facts.js';
 
 const common = { ...debugCase, level: 'SHOULD', facts: ['failingHealthCheck'] } as const;
 
-function failing(ctx: CaseContext): FailingCheck {
-  const f = ctx.facts.failingHealthCheck;
-  if (!f) throw new Error('the case declares the failingHealthCheck fact; the runner gives it');
-  return f;
-}
+const failing = (ctx: CaseContext): FailingCheck => fact(ctx.facts, 'failingHealthCheck');
 
 export const failingHealthCases: Case[] = [
   defineCase({

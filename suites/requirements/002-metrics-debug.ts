@@ -409,7 +409,7 @@ export const METRICS_DEBUG: readonly Requirement[] = [
   {
     id: '002-9-feature-enabled-stage',
     doc: '002', section: '9', sectionTitle: 'Versioning and native histograms', level: 'SHOULD', source: 'ground-truth',
-    text: '`orch_feature_enabled` also carries label `stage`, the gate\'s maturity as upstream writes it (`ALPHA`, `BETA`, `DEPRECATED`, empty for GA): the gates spec 002 calls beta in 1.37 (`NativeHistograms`, `ComponentStatusz`, `ComponentFlagz`) show `stage="BETA"`.',
+    text: '`orch_feature_enabled` also carries label `stage`, the gate\'s maturity as upstream writes it (`ALPHA`, `BETA`, `DEPRECATED`, empty for GA): the gates spec 002 calls beta in 1.37 (`NativeHistograms`, `ComponentStatusz`, `ComponentFlagz`) show `stage="BETA"`. (Upstream component-base behaviour, not yet in the ground-truth note.)',
   },
   {
     id: '002-9-native-histograms-disable',
