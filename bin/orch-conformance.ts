@@ -31,6 +31,12 @@ import { authFromFlags, AuthFlagError } from '../reference/apiserver/auth/serve-
 
 const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3, interrupted: 130 } as const;
 
+// `orch-conformance list | head`: the reader went away; stop quietly, as Unix tools do.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(EXIT.ok);
+  throw err;
+});
+
 const VERSION = PACKAGE_VERSION;
 
 const selectionOptions = <T>(y: Argv<T>) => y

@@ -191,3 +191,14 @@ t.test('run --metrics: components\' debug endpoints, serve\'s flags on /flagz, a
   t.equal(dead.exitCode, 3);
   t.match(dead.stderr, /cannot reach component "agent" at http:\/\/127\.0\.0\.1:\d+.*Check --metrics agent=<url>/);
 });
+
+t.test('list into a reader that stops early (| head) ends quietly with exit 0', async (t) => {
+  const child = execaNode(BIN, ['list'], { reject: false, buffer: false });
+  await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+  child.stdout!.destroy();
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const r = await child;
+  t.equal(r.exitCode, 0, stderr);
+  t.notMatch(stderr, /EPIPE|Unhandled/);
+});
