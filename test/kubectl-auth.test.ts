@@ -2,11 +2,9 @@
 // (group system:masters) may do anything, a user token only what RBAC grants, an unknown token is
 // Unauthorized, and `--as` impersonation works. kubectl must be on PATH (CI installs it).
 // `kubectl auth can-i` is not used: it needs SelfSubjectAccessReview, which the reference does not serve.
-// HTTPS, because kubectl sends bearer tokens only over TLS.
+// HTTPS with serve's generated certificate, because kubectl sends bearer tokens only over TLS.
 import t from 'tap';
 import { execaNode } from 'execa';
-import forge from 'node-forge';
-import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,44 +13,23 @@ import { kubectlAgainst } from './helpers/kubectl.js';
 const BIN = fileURLToPath(new URL('../bin/orch-conformance.js', import.meta.url));
 const G = 'rbac.authorization.orch.io';
 
-/** A self-signed serving certificate for 127.0.0.1 (its own CA), written to `dir`. */
-function servingCert(dir: string): { cert: string; key: string } {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const keyPem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-  const key = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
-  const c = forge.pki.createCertificate();
-  c.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
-  c.serialNumber = '01';
-  c.validity.notBefore = new Date(Date.now() - 60_000);
-  c.validity.notAfter = new Date(Date.now() + 3_600_000);
-  const name = [{ name: 'commonName', value: 'orch-kubectl-auth-test' }];
-  c.setSubject(name);
-  c.setIssuer(name);
-  c.setExtensions([{ name: 'basicConstraints', cA: true }, { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }]);
-  c.sign(key, forge.md.sha256.create());
-  const paths = { cert: join(dir, 'serving.crt'), key: join(dir, 'serving.key') };
-  writeFileSync(paths.cert, forge.pki.certificateToPem(c));
-  writeFileSync(paths.key, keyPem);
-  return paths;
-}
-
 t.test('kubectl with tokens against serve --authorization-mode RBAC', async (t) => {
   const { dir, kubectl } = kubectlAgainst(t, 'http://127.0.0.1:1');
   const tokens = join(dir, 'tokens.csv');
   writeFileSync(tokens, 'admin-secret,admin,1,"system:masters"\nreader-secret,reader,2,"readers,other"\n');
-  const tls = servingCert(dir);
-  const serve = execaNode(BIN, ['serve', '--api-port', '0', '--tls-cert-file', tls.cert, '--tls-private-key-file', tls.key, '--token-auth-file', tokens, '--authorization-mode', 'RBAC'], { reject: false });
+  // serve's own self-signed certificate (--cert-dir), which kubectl (Go's x509) must accept.
+  const serve = execaNode(BIN, ['serve', '--api-port', '0', '--cert-dir', join(dir, 'certs'), '--token-auth-file', tokens, '--authorization-mode', 'RBAC'], { reject: false });
   t.teardown(() => { serve.kill('SIGTERM'); });
-  const url = await new Promise<string>((resolve, reject) => {
+  const { url, ca } = await new Promise<{ url: string; ca: string }>((resolve, reject) => {
     let out = '';
     serve.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
-      const m = /^api: (https:\/\/\S+)$/m.exec(out);
-      if (m) resolve(m[1]!);
+      const m = /^ca: (\S+)\napi: (https:\/\/\S+)$/m.exec(out);
+      if (m) resolve({ ca: m[1]!, url: m[2]! });
     });
     serve.on('exit', () => reject(new Error(`serve exited: ${out}`)));
   });
-  const k = (token: string, ...args: string[]) => kubectl('--server', url, '--certificate-authority', tls.cert, '--token', token, ...args);
+  const k = (token: string, ...args: string[]) => kubectl('--server', url, '--certificate-authority', ca, '--token', token, ...args);
 
   const admin = await k('admin-secret', 'get', 'storageclasses.storage.orch.io');
   t.equal(admin.exitCode, 0, `admin get: ${admin.stderr}`);
