@@ -147,7 +147,7 @@ export const storageVersionMigrationCases: Case[] = [
     ...should,
     id: 'api.storageversionmigration.status.conditions.unique-type',
     title: 'Two conditions of the same type are rejected',
-    requirements: ['000-2.3-status-conditions-unique-type'],
+    requirements: ['000-2.3-status-conditions-unique-type', '000-3.3-condition-types'],
     async run(ctx) {
       const o = await create(ctx);
       const res = await putWithStatus(ctx, o, { conditions: [condition('Running', 'True'), condition('Running', 'False')] });
@@ -158,7 +158,7 @@ export const storageVersionMigrationCases: Case[] = [
     ...should,
     id: 'api.storageversionmigration.status.conditions.succeeded-failed-exclusive',
     title: 'Succeeded and Failed are not both true',
-    requirements: ['000-2.3-status-conditions-succeeded-failed-exclusive'],
+    requirements: ['000-2.3-status-conditions-succeeded-failed-exclusive', '000-3.3-not-succeeded-and-failed'],
     async run(ctx) {
       const o = await create(ctx);
       const res = await putWithStatus(ctx, o, { conditions: [condition('Succeeded', 'True'), condition('Failed', 'True')] });
@@ -169,7 +169,7 @@ export const storageVersionMigrationCases: Case[] = [
     ...should,
     id: 'api.storageversionmigration.status.conditions.running-not-with-terminal',
     title: 'Running is not true while Succeeded or Failed is true',
-    requirements: ['000-2.3-status-conditions-running-not-with-terminal'],
+    requirements: ['000-2.3-status-conditions-running-not-with-terminal', '000-3.3-running-not-true-when-finished'],
     async run(ctx) {
       const o = await create(ctx);
       for (const terminal of ['Succeeded', 'Failed']) {
@@ -182,7 +182,7 @@ export const storageVersionMigrationCases: Case[] = [
     ...should,
     id: 'api.storageversionmigration.status.conditions.terminal-final',
     title: 'Succeeded and Failed cannot go back to false once true',
-    requirements: ['000-2.3-status-conditions-terminal-final'],
+    requirements: ['000-2.3-status-conditions-terminal-final', '000-3.3-finished-not-back-to-false'],
     async run(ctx) {
       for (const terminal of ['Succeeded', 'Failed']) {
         const o = await create(ctx, terminal.toLowerCase());
