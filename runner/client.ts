@@ -1,16 +1,16 @@
 // The typed HTTP client cases use against a target. It records every exchange so that reports can
 // show auditors exactly what was sent and what came back.
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
-import { readFileSync } from 'node:fs';
 import type { Exchange } from './results.js';
 
 /** How to reach and authenticate to a target's control-plane API. */
 export interface TargetConnection {
   baseUrl: string;
   token?: string;
-  /** PEM file of the CA that signed the target's serving certificate. */
-  caFile?: string;
-  /** The same CA as PEM text (an embedded reference's, say); used together with caFile if both are given. */
+  /**
+   * PEM of the CA that signed the target's serving certificate, trusted instead of the system's
+   * (`run --ca` reads its file once; an embedded reference hands over its own).
+   */
   caPem?: string;
   insecureSkipTlsVerify?: boolean;
 }
@@ -80,17 +80,11 @@ export function errorCode(err: unknown): string | undefined {
   return undefined;
 }
 
-/** The CAs to trust instead of the system's, or undefined for the system's. */
-function trustedCas(conn: TargetConnection): string[] | undefined {
-  const cas = [conn.caFile ? readFileSync(conn.caFile, 'utf8') : undefined, conn.caPem].filter((c): c is string => c !== undefined);
-  return cas.length ? cas : undefined;
-}
-
 /** One connection pool per target, shared by every case's client. */
 export function createDispatcher(conn: TargetConnection): Dispatcher {
   return new Agent({
     connect: {
-      ca: trustedCas(conn),
+      ca: conn.caPem,
       rejectUnauthorized: !conn.insecureSkipTlsVerify,
     },
     connections: 64,

@@ -1,23 +1,12 @@
 // `serve --debug-plant-corrupt`: the test-only switch that plants an undecodable entry at start.
 import t from 'tap';
 import { execaNode } from 'execa';
-import { fileURLToPath } from 'node:url';
+import { BIN, startServe } from './helpers/serve.js';
 
-const BIN = fileURLToPath(new URL('../bin/orch-conformance.js', import.meta.url));
 const SC = '/apis/storage.orch.io/v1/storageclasses';
 
 t.test('serve --debug-plant-corrupt plants a corrupt object that only the unsafe delete removes', async (t) => {
-  const serve = execaNode(BIN, ['serve', '--api-port', '0', '--debug-plant-corrupt', `${SC}/broken`, '--debug-plant-corrupt', '/api/v1/namespaces/default/resourcequotas/q'], { reject: false });
-  t.teardown(() => { serve.kill('SIGTERM'); });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    serve.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /^api: (http:\/\/\S+)$/m.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    serve.on('exit', () => reject(new Error(`serve exited: ${out}`)));
-  });
+  const { proc: serve, url } = await startServe(t, ['--debug-plant-corrupt', `${SC}/broken`, '--debug-plant-corrupt', '/api/v1/namespaces/default/resourcequotas/q']);
   const get = await fetch(`${url}${SC}/broken`);
   t.equal(get.status, 500);
   t.match(((await get.json()) as any).message, /corrupt object/);

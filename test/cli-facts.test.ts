@@ -6,25 +6,14 @@ import { execaNode } from 'execa';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { BIN, startServe } from './helpers/serve.js';
 
-const BIN = fileURLToPath(new URL('../bin/orch-conformance.js', import.meta.url));
 const cli = (args: string[]) => execaNode(BIN, args, { reject: false, timeout: 120_000 });
 
 const CORRUPT = ['/apis/storage.orch.io/v1/storageclasses/facts-corrupt-a', '/apis/storage.orch.io/v1/storageclasses/facts-corrupt-b'];
 
 t.test('run --api with fact flags runs the fact cases against a serve configured to match', async (t) => {
-  const serve = execaNode(BIN, ['serve', '--api-port', '0', '--continue-ttl', '2s', '--compaction-interval', '1s', '--debug-fail-health-check', 'informer-sync', ...CORRUPT.flatMap((p) => ['--debug-plant-corrupt', p])], { reject: false });
-  t.teardown(() => { serve.kill('SIGTERM'); });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    serve.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /^api: (https?:\/\/\S+)$/m.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    serve.on('exit', () => reject(new Error(`serve exited: ${out}`)));
-  });
+  const { url } = await startServe(t, ['--continue-ttl', '2s', '--compaction-interval', '1s', '--debug-fail-health-check', 'informer-sync', ...CORRUPT.flatMap((p) => ['--debug-plant-corrupt', p])]);
   const dir = mkdtempSync(join(tmpdir(), 'oc-facts-'));
   const focus = 'continue\\.(expired|valid)|expired-resource-version|errors\\.internal|unsafe-delete|failing-check|failed-zero';
   const r = await cli(['run', '--api', url, '--focus', focus, '--continue-ttl', '2s', '--compaction-interval', '1s', '--failing-health-check', 'readyz/informer-sync', ...CORRUPT.flatMap((p) => ['--corrupt-object', p]), '--reporter', `json=${dir}/r.json`]);

@@ -3,7 +3,6 @@
 // plain-HTTP proof proxy in front of it, run here until the proof test starts TLS references.
 import t from 'tap';
 import { execaNode } from 'execa';
-import { fileURLToPath } from 'node:url';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,12 +11,12 @@ import { defaultGates } from '../runner/gates.js';
 import { startReference } from '../reference/server.js';
 import { generateSelfSigned } from '../reference/tls.js';
 import { startBrokenTarget } from './helpers/broken-target.js';
+import { BIN, startServe } from './helpers/serve.js';
 import { BREAKAGES } from './proof/index.js';
 import { metricsDebugCases } from '../suites/002-metrics-debug/index.js';
 import type { TargetConnection } from '../runner/client.js';
 import type { Case } from '../suites/case.js';
 
-const BIN = fileURLToPath(new URL('../bin/orch-conformance.js', import.meta.url));
 
 function tempDir(t: { teardown(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'orch-cli-tls-'));
@@ -25,51 +24,35 @@ function tempDir(t: { teardown(fn: () => void): void }): string {
   return dir;
 }
 
-/** Starts `serve` with these arguments and waits for its "api:" line (and the "ca:" one before it). */
-async function serve(t: { teardown(fn: () => void): void }, args: string[]) {
-  const proc = execaNode(BIN, ['serve', '--api-port', '0', ...args], { reject: false });
-  t.teardown(() => { proc.kill('SIGTERM'); });
-  const lines = await new Promise<{ api: string; ca?: string; out: string }>((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const api = /^api: (\S+)$/m.exec(out)?.[1];
-      if (api) resolve({ api, ca: /^ca: (\S+)$/m.exec(out)?.[1], out });
-    });
-    proc.on('exit', () => reject(new Error(`serve exited: ${out}`)));
-  });
-  return { proc, ...lines };
-}
-
 t.test('serve --cert-dir serves HTTPS; run --api https://... --ca <file> --focus https passes', async (t) => {
   const dir = join(tempDir(t), 'certs');
-  const s = await serve(t, ['--cert-dir', dir]);
-  t.match(s.api, /^https:\/\/127\.0\.0\.1:\d+$/);
+  const s = await startServe(t, ['--cert-dir', dir]);
+  t.match(s.url, /^https:\/\/127\.0\.0\.1:\d+$/);
   t.equal(s.ca, join(dir, 'apiserver-ca.crt'), 'the generated CA is printed for run --ca');
   t.ok(existsSync(join(dir, 'apiserver.crt')) && existsSync(join(dir, 'apiserver.key')), 'upstream\'s file names');
   const report = join(dir, '..', 'results.json');
-  const run = await execaNode(BIN, ['run', '--api', s.api, '--ca', s.ca!, '--focus', 'https', '--reporter', `json=${report}`], { reject: false, timeout: 60_000 });
+  const run = await execaNode(BIN, ['run', '--api', s.url, '--ca', s.ca!, '--focus', 'https', '--reporter', `json=${report}`], { reject: false, timeout: 60_000 });
   t.equal(run.exitCode, 0, `run exits 0: ${run.stderr}`);
   const cases = JSON.parse(readFileSync(report, 'utf8')).cases as Array<{ id: string; status: string }>;
   t.same(cases.map((c) => [c.id, c.status]).sort(), [['debug.https.get', 'passed'], ['debug.https.port', 'passed']]);
 
-  const untrusted = await execaNode(BIN, ['run', '--api', s.api, '--focus', 'https'], { reject: false, timeout: 60_000 });
+  const untrusted = await execaNode(BIN, ['run', '--api', s.url, '--focus', 'https'], { reject: false, timeout: 60_000 });
   t.equal(untrusted.exitCode, 3, 'without --ca the certificate is not trusted: the target is unreachable');
   t.match(untrusted.stderr, /SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|self-signed/i);
 
   const ca = readFileSync(s.ca!, 'utf8');
   s.proc.kill('SIGTERM');
   t.equal((await s.proc).exitCode, 0);
-  const again = await serve(t, ['--cert-dir', dir]);
+  const again = await startServe(t, ['--cert-dir', dir]);
   t.equal(readFileSync(again.ca!, 'utf8'), ca, 'a second start reuses the certificates in --cert-dir');
-  const run2 = await execaNode(BIN, ['run', '--api', again.api, '--ca', again.ca!, '--focus', 'debug.https.port'], { reject: false, timeout: 60_000 });
+  const run2 = await execaNode(BIN, ['run', '--api', again.url, '--ca', again.ca!, '--focus', 'debug.https.port'], { reject: false, timeout: 60_000 });
   t.equal(run2.exitCode, 0, `the reused pair still verifies: ${run2.stderr}`);
 });
 
 t.test('serve without TLS flags stays plain HTTP, and says so in --help', async (t) => {
-  const s = await serve(t, []);
-  t.match(s.api, /^http:\/\//);
-  t.notMatch(s.out, /^ca: /m);
+  const s = await startServe(t, []);
+  t.match(s.url, /^http:\/\//);
+  t.equal(s.ca, undefined, 'no ca: line');
   const help = await execaNode(BIN, ['serve', '--help'], { reject: false });
   t.match(help.stdout, /plain HTTP/);
   t.match(help.stdout, /--cert-dir/);

@@ -6,27 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { BIN, startServe } from './helpers/serve.js';
 
-const BIN = fileURLToPath(new URL('../bin/orch-conformance.js', import.meta.url));
 const cli = (args: string[], opts: Record<string, unknown> = {}) => execaNode(BIN, args, { reject: false, timeout: 120_000, ...opts });
 const tmp = () => mkdtempSync(join(tmpdir(), 'oc-cli-'));
-
-/** Starts `serve` on a free port (stopped at teardown); resolves once it printed its API URL. */
-async function startServe(t: { teardown(fn: () => void): void }) {
-  const serve = execaNode(BIN, ['serve', '--api-port', '0'], { reject: false });
-  t.teardown(() => { serve.kill('SIGTERM'); });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    serve.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /^api: (http:\/\/\S+)$/m.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    serve.on('exit', () => reject(new Error(`serve exited: ${out}`)));
-  });
-  return { serve, url };
-}
 
 t.test('run without --api: every case passes against the embedded reference, reports written', async (t) => {
   const dir = tmp();
@@ -43,7 +26,7 @@ t.test('run without --api: every case passes against the embedded reference, rep
 });
 
 t.test('run --api against a separately started serve gives the same results', async (t) => {
-  const { serve, url } = await startServe(t);
+  const { proc: serve, url } = await startServe(t);
   const dir = tmp();
   // This serve is plain HTTP, which the HTTPS cases fail by design; cli-tls.test.ts runs them
   // against `serve --cert-dir`.

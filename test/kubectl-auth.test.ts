@@ -7,10 +7,9 @@ import t from 'tap';
 import { execaNode } from 'execa';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { kubectlAgainst } from './helpers/kubectl.js';
+import { BIN, startServe } from './helpers/serve.js';
 
-const BIN = fileURLToPath(new URL('../bin/orch-conformance.js', import.meta.url));
 const G = 'rbac.authorization.orch.io';
 
 t.test('kubectl with tokens against serve --authorization-mode RBAC', async (t) => {
@@ -18,17 +17,8 @@ t.test('kubectl with tokens against serve --authorization-mode RBAC', async (t) 
   const tokens = join(dir, 'tokens.csv');
   writeFileSync(tokens, 'admin-secret,admin,1,"system:masters"\nreader-secret,reader,2,"readers,other"\n');
   // serve's own self-signed certificate (--cert-dir), which kubectl (Go's x509) must accept.
-  const serve = execaNode(BIN, ['serve', '--api-port', '0', '--cert-dir', join(dir, 'certs'), '--token-auth-file', tokens, '--authorization-mode', 'RBAC'], { reject: false });
-  t.teardown(() => { serve.kill('SIGTERM'); });
-  const { url, ca } = await new Promise<{ url: string; ca: string }>((resolve, reject) => {
-    let out = '';
-    serve.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /^ca: (\S+)\napi: (https:\/\/\S+)$/m.exec(out);
-      if (m) resolve({ ca: m[1]!, url: m[2]! });
-    });
-    serve.on('exit', () => reject(new Error(`serve exited: ${out}`)));
-  });
+  const { proc: serve, url, ca } = await startServe(t, ['--cert-dir', join(dir, 'certs'), '--token-auth-file', tokens, '--authorization-mode', 'RBAC']);
+  if (!ca) throw new Error('serve --cert-dir printed no ca: line');
   const k = (token: string, ...args: string[]) => kubectl('--server', url, '--certificate-authority', ca, '--token', token, ...args);
 
   const admin = await k('admin-secret', 'get', 'storageclasses.storage.orch.io');

@@ -94,6 +94,20 @@ async function expectOrphaned(ctx: CaseContext, dep: Created, ownerUid: string):
 }
 
 /**
+ * An owner with one dependent, deleted with `query` (an orphaning delete): the returned owner carries
+ * the orphan finalizer, then goes, and the dependent stays without the owner reference.
+ */
+async function expectOrphaningDelete(ctx: CaseContext, query: Record<string, string>): Promise<void> {
+  const o = await owner(ctx);
+  const dep = await dependent(ctx, o);
+  const q = Object.entries(query).map(([k, v]) => `${k}=${v}`).join('&');
+  const marked = expectMarked(await ctx.api.delete(o.path, { query }), RESOURCE_QUOTA, `DELETE ?${q} of the owner`);
+  expectTrue(finalizersOf(marked).includes('orphan'), 'metadata.finalizers of the returned owner', 'to include "orphan"', finalizersOf(marked));
+  await eventuallyGone(ctx, o, 'the owner, once its dependents are orphaned');
+  await expectOrphaned(ctx, dep, o.obj.metadata.uid);
+}
+
+/**
  * Objects of `k` for a selector case: two in group "a", one in group "b", told apart by a label of
  * the case's own (and all with the run label).
  */
@@ -298,12 +312,7 @@ export const deleteCases: Case[] = [
     title: 'orphanDependents=true adds the orphan finalizer and the dependents are kept, without the owner reference',
     requirements: ['000-4.3-orphan-dependents-finalizer', '000-4.2-delete-options', '000-9-orphan-dependents-deprecated'],
     async run(ctx) {
-      const o = await owner(ctx);
-      const dep = await dependent(ctx, o);
-      const marked = expectMarked(await ctx.api.delete(o.path, { query: { orphanDependents: 'true' } }), RESOURCE_QUOTA, 'DELETE ?orphanDependents=true of the owner');
-      expectTrue(finalizersOf(marked).includes('orphan'), 'metadata.finalizers of the returned owner', 'to include "orphan"', finalizersOf(marked));
-      await eventuallyGone(ctx, o, 'the owner, once its dependents are orphaned');
-      await expectOrphaned(ctx, dep, o.obj.metadata.uid);
+      await expectOrphaningDelete(ctx, { orphanDependents: 'true' });
     },
   }),
   defineCase({
@@ -418,12 +427,7 @@ export const deleteCases: Case[] = [
     title: 'propagationPolicy=Orphan: the owner goes and its dependents stay, without the owner reference',
     requirements: ['000-4.2-delete-gc-orphan', '000-4.2-delete-propagation-finalizers', '000-4.3-propagation-policy-values'],
     async run(ctx) {
-      const o = await owner(ctx);
-      const dep = await dependent(ctx, o);
-      const marked = expectMarked(await ctx.api.delete(o.path, { query: { propagationPolicy: 'Orphan' } }), RESOURCE_QUOTA, 'DELETE ?propagationPolicy=Orphan of the owner');
-      expectTrue(finalizersOf(marked).includes('orphan'), 'metadata.finalizers of the returned owner', 'to include "orphan"', finalizersOf(marked));
-      await eventuallyGone(ctx, o, 'the owner, once its dependents are orphaned');
-      await expectOrphaned(ctx, dep, o.obj.metadata.uid);
+      await expectOrphaningDelete(ctx, { propagationPolicy: 'Orphan' });
     },
   }),
   defineCase({

@@ -10,6 +10,8 @@ import { expectCode, expectEqual, expectStatus, expectTrue, fail, show } from '.
 import { createRoleSet, createSetRole, listRoles, namesOf, openWatch, readEvents, relabel, roleItem, roles, brief } from './list-watch-common.js';
 
 const common = { impact: 'namespaced', needs: ['api'] } as const;
+/** Continue-token expiry: list cases of §7 on a target that says how long tokens last. */
+const tokenExpiry = { ...common, suite: 'list', spec: { doc: '000', section: '7' }, facts: ['continueTtl'] } as const;
 
 /** Slack on top of a stated validity: timers and clocks are only roughly on time. */
 const SLACK_MS = 1_000;
@@ -41,11 +43,8 @@ async function continueAfterExpiry(ctx: CaseContext, selector: string, token: st
 
 export const expiryCases: Case[] = [
   defineCase({
-    ...common,
-    suite: 'list',
-    spec: { doc: '000', section: '7' },
+    ...tokenExpiry,
     level: 'MUST',
-    facts: ['continueTtl'],
     id: 'api.list.continue.expired',
     title: 'A continue token past its validity gets 410 Expired, with a fresh continue token in the Status',
     requirements: ['000-7-continue-expired', '000-7-status-gone'],
@@ -58,11 +57,8 @@ export const expiryCases: Case[] = [
     },
   }),
   defineCase({
-    ...common,
-    suite: 'list',
-    spec: { doc: '000', section: '7' },
+    ...tokenExpiry,
     level: 'MUST',
-    facts: ['continueTtl'],
     id: 'api.list.continue.expired-fresh-token',
     title: 'The fresh token of an expired one continues from the next key against the latest data (inconsistent with the first chunk)',
     requirements: ['000-7-continue-expired'],
@@ -89,11 +85,8 @@ export const expiryCases: Case[] = [
     },
   }),
   defineCase({
-    ...common,
-    suite: 'list',
-    spec: { doc: '000', section: '7' },
+    ...tokenExpiry,
     level: 'SHOULD',
-    facts: ['continueTtl'],
     id: 'api.list.continue.expired-message',
     title: 'The 410 for an expired continue token explains the choices: restart the list, or continue inconsistently',
     requirements: ['000-7-continue-expired-body'],

@@ -3,7 +3,6 @@
 // and resourceVersionMatch, shardSelector, pretty, and `serve --continue-ttl`.
 import t from 'tap';
 import { execa } from 'execa';
-import { fileURLToPath } from 'node:url';
 import { startApiServer } from '../../reference/apiserver/apiserver.js';
 import { storageClassStrategy } from '../../reference/resources/storageclass.js';
 import { MemoryStorage, type MemoryStorageOptions } from '../../reference/storage/memory.js';
@@ -11,6 +10,7 @@ import { FeatureGates } from '../../reference/features.js';
 import { fnv1a64 } from '../../reference/apiserver/shard-selector.js';
 import { INCONSISTENT_CONTINUE } from '../../reference/apiserver/continue-token.js';
 import { SC, WatchReader, call, sc, sleep, widgetStrategy, widgets } from './helpers.js';
+import { BIN, startServe } from '../helpers/serve.js';
 
 interface Opts {
   continueTtlSeconds?: number;
@@ -253,24 +253,10 @@ t.test('delete collection takes the same selectors', async (t) => {
 });
 
 t.test('serve --continue-ttl and --bookmark-interval', async (t) => {
-  const bin = fileURLToPath(new URL('../../bin/orch-conformance.js', import.meta.url));
-  const bad = await execa('node', [bin, 'serve', '--api-port', '0', '--continue-ttl', 'soon'], { reject: false, timeout: 20_000 });
+  const bad = await execa('node', [BIN, 'serve', '--api-port', '0', '--continue-ttl', 'soon'], { reject: false, timeout: 20_000 });
   t.equal(bad.exitCode, 2);
   t.match(bad.stderr, /--continue-ttl soon: want a positive duration/);
-  const proc = execa('node', [bin, 'serve', '--api-port', '0', '--continue-ttl', '1s', '--bookmark-interval', '300ms'], { reject: false, buffer: false });
-  t.teardown(() => {
-    proc.kill('SIGTERM');
-    return proc.catch(() => {});
-  });
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /api: (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    proc.on('exit', () => reject(new Error(`serve exited: ${out}`)));
-  });
+  const { url: base } = await startServe(t, ['--continue-ttl', '1s', '--bookmark-interval', '300ms']);
   await seed(base, 2);
   const p1 = (await call(base, 'GET', `${SC}?limit=1`)).body;
   t.equal((await call(base, 'GET', `${SC}?limit=1&continue=${p1.metadata.continue}`)).status, 200, 'within the TTL');

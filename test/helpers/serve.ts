@@ -1,0 +1,29 @@
+// `orch-conformance serve` as users start it (the built bin, on a free port), for tests that drive
+// the CLI or a real client against it. Stopped at teardown.
+import { execaNode, type ResultPromise } from 'execa';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/orch-conformance.js', import.meta.url));
+
+export interface StartedServe {
+  proc: ResultPromise;
+  /** From the `api:` line: http://… or, with a TLS flag, https://… */
+  url: string;
+  /** From the `ca:` line, printed before `api:` when serve knows a CA file. */
+  ca?: string;
+}
+
+/** Starts `serve --api-port 0 <args>` and resolves once it printed its API URL. */
+export async function startServe(t: { teardown(fn: () => void): void }, args: readonly string[] = []): Promise<StartedServe> {
+  const proc = execaNode(BIN, ['serve', '--api-port', '0', ...args], { reject: false });
+  t.teardown(() => { proc.kill('SIGTERM'); });
+  return new Promise<StartedServe>((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const url = /^api: (\S+)$/m.exec(out)?.[1];
+      if (url) resolve({ proc, url, ca: /^ca: (\S+)$/m.exec(out)?.[1] });
+    });
+    proc.on('exit', () => reject(new Error(`serve exited: ${out}`)));
+  });
+}
