@@ -141,10 +141,20 @@ t.test('Ctrl-C stops the run, cleans up and exits 130', async (t) => {
   const { startBrokenTarget } = await import('./helpers/broken-target.js');
   const ref = await startReference({ host: '127.0.0.1', port: 0 });
   t.teardown(() => ref.close());
-  const broken = await startBrokenTarget(ref.url, { request: (r) => (r.method === 'GET' && r.path.includes('/storageclasses/') ? new Promise<void>(() => undefined) : undefined) });
+  // The signal goes once a case hangs on such a read: the run is under way (its handler installed),
+  // however long the process took to start.
+  let hanging!: () => void;
+  const hung = new Promise<void>((resolve) => (hanging = resolve));
+  const broken = await startBrokenTarget(ref.url, {
+    request: (r) => {
+      if (r.method !== 'GET' || !r.path.includes('/storageclasses/')) return undefined;
+      hanging();
+      return new Promise<void>(() => undefined);
+    },
+  });
   t.teardown(() => broken.close());
   const child = cli(['run', '--api', broken.url, '--suite', 'storageclass', '--parallel', '2']);
-  await new Promise((r) => setTimeout(r, 1500));
+  await hung;
   child.kill('SIGINT');
   const r = await child;
   t.equal(r.exitCode, 130, r.stderr);
