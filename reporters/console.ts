@@ -1,7 +1,8 @@
 // Live progress on a terminal, then a summary with every failure's evidence.
 import type { CaseResult, RunReport } from '../runner/results.js';
-import { type Outcome, exchangeSummary, formatDuration, knownCounts, outcome, targetLabel, verdict, verdictText, writeOutput } from './format.js';
+import { type Outcome, countsText, exchangeSummary, formatDuration, outcome, targetLabel, verdict, verdictText, writeOutput } from './format.js';
 import type { Reporter, RunPlan } from './types.js';
+import { coverageOf } from './coverage.js';
 
 export interface ConsoleStyle {
   /** ANSI colours. */
@@ -32,6 +33,10 @@ function mark(o: Outcome, style: ConsoleStyle): string {
       return p.red(u ? '✗' : 'FAIL');
     case 'errored':
       return p.red(u ? '!' : 'ERR ');
+    case 'warned':
+      return p.yellow(u ? '⚠' : 'WARN');
+    case 'interrupted':
+      return p.yellow(u ? '⏹' : 'INT ');
     case 'skipped':
       return p.dim(u ? '-' : 'skip');
     case 'known-failure':
@@ -50,6 +55,8 @@ export function renderCaseLine(c: CaseResult, style: ConsoleStyle = PLAIN): stri
   else if (o === 'known-failure') line += p.yellow(` known failure: ${oneLine(c.knownFailure?.reason ?? '')}`);
   else if (o === 'unexpected-pass') line += p.red(' unexpected pass (listed as a known failure)');
   else if (o === 'failed' || o === 'errored') line += ` ${oneLine(c.message)}`;
+  else if (o === 'warned') line += p.yellow(` warning (SHOULD): ${oneLine(c.message)}`);
+  else if (o === 'interrupted') line += p.yellow(' interrupted');
   return line;
 }
 
@@ -74,11 +81,10 @@ function failureBlock(c: CaseResult, style: ConsoleStyle): string[] {
   return out;
 }
 
-/** The end-of-run summary. */
+/** The end-of-run summary; its last line is the verdict, which also names warnings and a partial run. */
 export function renderConsoleSummary(report: RunReport, style: ConsoleStyle = PLAIN): string {
   const p = painter(style);
   const s = report.summary;
-  const k = knownCounts(report);
   const cases = report.cases;
   const out: string[] = [''];
 
@@ -87,9 +93,14 @@ export function renderConsoleSummary(report: RunReport, style: ConsoleStyle = PL
     out.push(p.bold('Failures:'));
     for (const c of failures) out.push(...failureBlock(c, style), '');
   }
+  const warnings = cases.filter((c) => outcome(c) === 'warned');
+  if (warnings.length) {
+    out.push(p.bold(p.yellow('Warnings (SHOULD rules not met; --strict makes them failures):')));
+    for (const c of warnings) out.push(...failureBlock(c, style), '');
+  }
   const known = cases.filter((c) => outcome(c) === 'known-failure');
   if (known.length) {
-    out.push(p.bold('Known failures (not counted):'));
+    out.push(p.bold('Known failures (listed in the expect file; they do not fail the run):'));
     for (const c of known) {
       out.push(`  ${mark('known-failure', style)} ${c.id}: ${c.knownFailure?.reason ?? ''}${c.message ? ` (${oneLine(c.message)})` : ''}`);
     }
@@ -101,27 +112,46 @@ export function renderConsoleSummary(report: RunReport, style: ConsoleStyle = PL
     for (const c of unexpected) out.push(`  ${mark('unexpected-pass', style)} ${c.id}${c.knownFailure ? `: ${c.knownFailure.reason}` : ''}`);
     out.push('');
   }
+  const interrupted = cases.filter((c) => outcome(c) === 'interrupted');
+  if (interrupted.length) {
+    out.push(p.bold(p.yellow('Interrupted (stopped with the run; no verdict on the target):')));
+    for (const c of interrupted) out.push(`  ${mark('interrupted', style)} ${c.id}`);
+    out.push('');
+  }
   if (report.leaks.length) {
     out.push(p.bold(p.yellow(`Leaked objects (still present after cleanup): ${report.leaks.length}`)));
     for (const l of report.leaks) out.push(`  ${l}`);
     out.push('');
   }
+  if (report.cleanupUnverified?.length) {
+    out.push(p.bold(p.yellow(`Cleanup not verified (not known to be left behind; check by hand): ${report.cleanupUnverified.length}`)));
+    for (const l of report.cleanupUnverified) out.push(`  ${l}`);
+    out.push('');
+  }
   if (report.interrupted) out.push(p.bold(p.yellow('Interrupted: the run stopped before every case finished.')), '');
 
-  const counts = [
-    p.green(`${s.passed} passed`),
-    (s.failed ? p.red : (x: string) => x)(`${s.failed} failed`),
-    (s.errored ? p.red : (x: string) => x)(`${s.errored} errored`),
-    p.dim(`${s.skipped} skipped`),
-  ].join(', ');
-  const extra = [
-    k.knownFailures ? `${k.knownFailures} known failure${k.knownFailures === 1 ? '' : 's'} not counted` : '',
-    k.unexpectedPasses ? `${k.unexpectedPasses} unexpected pass${k.unexpectedPasses === 1 ? '' : 'es'}` : '',
-  ].filter(Boolean);
-  out.push(`${counts}; ${s.total} total in ${formatDuration(report.durationMs)}${extra.length ? ` (${extra.join(', ')})` : ''}`);
+  out.push(coverageLine(report));
+  out.push(`${countsText(s)}; ${s.total} total in ${formatDuration(report.durationMs)}`);
   const v = verdict(report);
-  out.push((v === 'PASS' ? p.green : v === 'FAIL' ? p.red : p.yellow)(p.bold(verdictText(report))));
+  const paint = v === 'FAIL' ? p.red : v === 'PASS' && !s.warned ? p.green : p.yellow;
+  out.push(paint(p.bold(verdictText(report))));
   return `${out.join('\n')}\n`;
+}
+
+/** Requirements of the spec catalogue: how many the kit covers, and where this run leaves them. */
+export function coverageLine(report: RunReport): string {
+  const t = coverageOf(report).total;
+  const where = [
+    t.passed ? `${t.passed} passed` : '',
+    t.failed ? `${t.failed} failed` : '',
+    t.errored ? `${t.errored} errored` : '',
+    t.warned ? `${t.warned} warned` : '',
+    t.interrupted ? `${t.interrupted} interrupted` : '',
+    t.skipped ? `${t.skipped} skipped` : '',
+    t.notRun ? `${t.notRun} not run` : '',
+    t.notCovered ? `${t.notCovered} not covered` : '',
+  ].filter(Boolean).join(', ');
+  return `Requirements: ${t.covered} of ${t.requirements} covered by cases; in this run ${where}`;
 }
 
 /** The header printed at start. */

@@ -3,24 +3,22 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { CaseResult, Exchange, RunReport } from '../runner/results.js';
 import type { Reporter } from './types.js';
+import { isPartial } from './coverage.js';
 
 /**
  * What a case means for the run, known-failure list applied: a listed failure does not fail the
  * run, a listed case that passed does.
  */
-export type Outcome = 'passed' | 'failed' | 'errored' | 'skipped' | 'known-failure' | 'unexpected-pass';
+export type Outcome = 'passed' | 'failed' | 'warned' | 'errored' | 'skipped' | 'interrupted' | 'known-failure' | 'unexpected-pass';
 
 export function outcome(c: CaseResult): Outcome {
   if (c.unexpectedPass) return 'unexpected-pass';
-  if (c.knownFailure && (c.status === 'failed' || c.status === 'errored')) return 'known-failure';
+  if (c.knownFailure && (c.status === 'failed' || c.status === 'warned' || c.status === 'errored')) return 'known-failure';
   return c.status;
 }
 
-/** True when the case makes the run fail. */
-export function failsRun(c: CaseResult): boolean {
-  const o = outcome(c);
-  return o === 'failed' || o === 'errored' || o === 'unexpected-pass';
-}
+import { failsRun } from '../runner/run.js';
+export { failsRun };
 
 export type Verdict = 'PASS' | 'FAIL' | 'INCOMPLETE';
 
@@ -34,23 +32,46 @@ export function verdict(report: RunReport): Verdict {
   return 'PASS';
 }
 
-export function verdictText(report: RunReport): string {
+/** `1 warning`, `3 warnings`. */
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * The verdict with what qualifies it: warnings (SHOULD rules not met, which do not fail the run
+ * without --strict) and a partial selection, e.g. "PASS with 3 warnings (partial run: 12 of 724 cases)".
+ */
+export function verdictHeadline(report: RunReport): string {
+  const warned = report.summary.warned;
+  const sel = report.selection;
+  return [
+    verdict(report),
+    warned ? ` with ${plural(warned, 'warning')}` : '',
+    isPartial(report) && sel ? ` (partial run: ${sel.selectedCases} of ${sel.totalCases} cases selected)` : '',
+  ].join('');
+}
+
+/** Why the verdict is what it is. */
+export function verdictReason(report: RunReport): string {
+  const s = report.summary;
+  const warnings = s.warned ? `; ${plural(s.warned, 'SHOULD rule')} not met (--strict makes ${s.warned === 1 ? 'it a failure' : 'them failures'})` : '';
   switch (verdict(report)) {
     case 'PASS':
-      return 'PASS: every case that ran passed, was skipped or is a known failure';
+      return `every case that ran passed, was skipped or is a known failure${warnings}`;
     case 'INCOMPLETE':
-      return 'INCOMPLETE: the run was interrupted before every case finished';
+      return `the run was interrupted before every case finished${warnings}`;
     case 'FAIL': {
-      const failing = report.cases.filter((c) => outcome(c) === 'failed' || outcome(c) === 'errored').length;
-      const { unexpectedPasses } = knownCounts(report);
-      const why = [
-        failing ? `${failing} case${failing === 1 ? '' : 's'} failed or errored` : '',
-        unexpectedPasses ? `${unexpectedPasses} known failure${unexpectedPasses === 1 ? '' : 's'} passed` : '',
-        report.leaks.length ? `${report.leaks.length} object${report.leaks.length === 1 ? '' : 's'} left behind` : '',
-      ].filter(Boolean);
-      return `FAIL: ${why.join(', ')}`;
+      const failing = s.failed + s.errored;
+      return [
+        failing ? `${plural(failing, 'case')} failed or errored` : '',
+        s.unexpectedPasses ? `${plural(s.unexpectedPasses, 'known failure')} passed` : '',
+        report.leaks.length ? `${plural(report.leaks.length, 'object')} left behind` : '',
+      ].filter(Boolean).join(', ') + warnings;
     }
   }
+}
+
+/** The verdict line: headline and reason. */
+export function verdictText(report: RunReport): string {
+  return `${verdictHeadline(report)}: ${verdictReason(report)}`;
 }
 
 /** Why an unexpected pass fails the run (the runner puts this in the message). */
@@ -60,16 +81,22 @@ export function unexpectedPassMessage(c: CaseResult): string {
   return `unexpected pass: listed as a known failure${reason}; remove it from the expect file`;
 }
 
-/** Counts known failures and unexpected passes, which the summary does not break out. */
-export function knownCounts(report: RunReport): { knownFailures: number; unexpectedPasses: number } {
-  let knownFailures = 0;
-  let unexpectedPasses = 0;
-  for (const c of report.cases) {
-    const o = outcome(c);
-    if (o === 'known-failure') knownFailures++;
-    else if (o === 'unexpected-pass') unexpectedPasses++;
-  }
-  return { knownFailures, unexpectedPasses };
+/**
+ * The summary's disjoint counts as words, each bucket once, adding up to the total:
+ * "3 passed, 1 failed, 0 errored, 2 skipped, 1 warning, 1 known failure".
+ * Passed, failed, errored and skipped always show; the other buckets when not zero.
+ */
+export function countsText(s: RunReport['summary']): string {
+  return [
+    `${s.passed} passed`,
+    `${s.failed} failed`,
+    `${s.errored} errored`,
+    `${s.skipped} skipped`,
+    s.warned ? plural(s.warned, 'warning') : '',
+    s.interrupted ? `${s.interrupted} interrupted` : '',
+    s.knownFailures ? plural(s.knownFailures, 'known failure') : '',
+    s.unexpectedPasses ? plural(s.unexpectedPasses, 'unexpected pass', 'unexpected passes') : '',
+  ].filter(Boolean).join(', ');
 }
 
 export function formatDuration(ms: number): string {
@@ -199,15 +226,22 @@ export class FileReporter implements Reporter {
 export const OUTCOME_LABEL: Record<Outcome, string> = {
   passed: 'passed',
   failed: 'FAILED',
+  warned: 'WARNING (SHOULD)',
   errored: 'ERRORED',
+  interrupted: 'interrupted',
   skipped: 'skipped',
   'known-failure': 'known failure',
   'unexpected-pass': 'UNEXPECTED PASS',
 };
 
-/** Cases whose details (expected/actual, exchanges) the auditor reports show: failed or errored. */
-export function detailedCases(report: RunReport): CaseResult[] {
+/** Failed and errored cases, known failures included (their outcome says so); the auditor reports detail them. */
+export function failedCases(report: RunReport): CaseResult[] {
   return report.cases.filter((c) => c.status === 'failed' || c.status === 'errored');
+}
+
+/** Failed SHOULD cases of a run without --strict. */
+export function warnedCases(report: RunReport): CaseResult[] {
+  return report.cases.filter((c) => c.status === 'warned');
 }
 
 /** Splits prose into plain runs and `code spans` (backtick-delimited, as the spec writes them). */
@@ -224,22 +258,55 @@ export function splitCodeSpans(s: string): { code: boolean; text: string }[] {
   return out;
 }
 
+/** What was selected, in words: "3 of 724 cases (partial run): focus /x/, suites a, b, level MUST". */
+export function selectionText(report: RunReport): string | undefined {
+  const sel = report.selection;
+  if (!sel) return undefined;
+  const how = [
+    sel.focus !== undefined ? `focus /${sel.focus}/` : '',
+    sel.skip !== undefined ? `skip /${sel.skip}/` : '',
+    sel.suites.length ? `suites ${sel.suites.join(', ')}` : '',
+    sel.level ? `level ${sel.level}` : '',
+  ].filter(Boolean);
+  const size = sel.partial ? `${sel.selectedCases} of ${sel.totalCases} cases (partial run)` : `all ${sel.totalCases} cases`;
+  return `${size}${how.length ? `: ${how.join(', ')}` : ''}`;
+}
+
+/** The selection's other settings, for the summary tables; only what was stated. */
+function selectionFacts(report: RunReport): [string, string][] {
+  const sel = report.selection;
+  if (!sel) return [];
+  const rows: [string, string][] = [['Selection', selectionText(report)!]];
+  if (sel.gates) {
+    const gates = Object.entries(sel.gates).map(([k, v]) => `${k}=${v}`).join(', ');
+    rows.push(['Feature gates (stated)', gates || 'the 1.37 defaults']);
+  }
+  if (sel.facts.length) rows.push(['Target facts (stated)', sel.facts.map((f) => (f.value !== undefined ? `${f.flag} ${f.value}` : f.flag)).join(', ')]);
+  if (sel.expect) rows.push(['Known failures file', `${sel.expect.file} (${plural(Object.keys(sel.expect.entries).length, 'entry', 'entries')})`]);
+  return rows;
+}
+
 /** The plain facts of a run's summary table, shared by the markdown and HTML reports. */
 export function summaryFacts(report: RunReport): [string, string][] {
   const s = report.summary;
-  const k = knownCounts(report);
-  return [
+  const rows: [string, string][] = [
     ['Target', targetLabel(report.target)],
     ['Date', report.startedAt],
     ['Tool', `${report.tool} ${report.version}`],
     ['Duration', formatDuration(report.durationMs)],
+    ...selectionFacts(report),
+    ['Strict', report.strict ? 'yes: a failed SHOULD case fails the run' : 'no: a failed SHOULD case is a warning (--strict makes it a failure)'],
     ['Cases', String(s.total)],
     ['Passed', String(s.passed)],
     ['Failed', String(s.failed)],
     ['Errored', String(s.errored)],
+    ['Warnings (SHOULD rules not met)', String(s.warned)],
     ['Skipped', String(s.skipped)],
-    ['Known failures (do not fail the run)', String(k.knownFailures)],
-    ['Unexpected passes (fail the run)', String(k.unexpectedPasses)],
+    ['Interrupted', String(s.interrupted)],
+    ['Known failures (do not fail the run)', String(s.knownFailures)],
+    ['Unexpected passes (fail the run)', String(s.unexpectedPasses)],
     ['Leaked objects', String(report.leaks.length)],
   ];
+  if (report.cleanupUnverified?.length) rows.push(['Cleanup not verified (check by hand)', String(report.cleanupUnverified.length)]);
+  return rows;
 }

@@ -10,7 +10,7 @@ export interface RequirementGroup {
   /** Undefined when the id is not in the catalogue (or empty). */
   requirement?: Requirement;
   cases: CaseResult[];
-  /** Worst raw status of the cases: failed > errored > passed > skipped. */
+  /** Worst raw status of the cases (worstStatus). */
   status: CaseStatus;
 }
 
@@ -47,7 +47,7 @@ export function compareSections(a: string, b: string): number {
 
 const DOC_ORDER = Object.keys(SPEC_DOC_TITLES);
 
-function compareDocs(a: string, b: string): number {
+export function compareDocs(a: string, b: string): number {
   const ia = DOC_ORDER.indexOf(a);
   const ib = DOC_ORDER.indexOf(b);
   if (ia !== -1 && ib !== -1) return ia - ib;
@@ -68,9 +68,14 @@ function placeOf(id: string, req: Requirement | undefined, c: CaseResult): { doc
   return { doc: c.spec.doc, section: c.spec.section };
 }
 
-const STATUS_RANK: Record<CaseStatus, number> = { failed: 3, errored: 2, passed: 1, skipped: 0 };
+const STATUS_RANK: Record<CaseStatus, number> = { failed: 5, errored: 4, warned: 3, interrupted: 2, passed: 1, skipped: 0 };
 
-function rollup(cases: CaseResult[]): CaseStatus {
+/**
+ * A requirement's result: the worst status of the cases naming it (raw status: a known failure
+ * still means the rule is not met). Skipped ranks lowest because a skipped case checked nothing:
+ * a requirement is `skipped` only when none of its cases ran.
+ */
+export function worstStatus(cases: readonly Pick<CaseResult, 'status'>[]): CaseStatus {
   let worst: CaseStatus = 'skipped';
   for (const c of cases) if (STATUS_RANK[c.status] > STATUS_RANK[worst]) worst = c.status;
   return worst;
@@ -126,7 +131,7 @@ export function groupBySpec(report: RunReport): DocGroup[] {
         .sort(([a], [b]) => compareSections(a, b))
         .map(([section, reqs]) => {
           const requirements = [...reqs.values()].sort(compareRequirements);
-          for (const g of requirements) g.status = rollup(g.cases);
+          for (const g of requirements) g.status = worstStatus(g.cases);
           return { section, title: sectionTitle(doc, section, requirements), requirements };
         }),
     }));

@@ -8,9 +8,11 @@ import {
   escapeText,
   exchangeSummary,
   outcome,
+  selectionText,
   truncate,
   unexpectedPassMessage,
 } from './format.js';
+import { isPartial } from './coverage.js';
 
 /** Bodies in the compact exchange rendering are cut to this many characters. */
 const JUNIT_BODY_LIMIT = 1024;
@@ -78,6 +80,13 @@ function renderCase(c: CaseResult): string {
     case 'errored':
       inner = `<error message="${escapeAttr(c.message)}" type="error">${escapeText(detailBody(c))}</error>`;
       break;
+    case 'warned':
+      // A SHOULD rule not met, in a run without --strict: the test passes, the evidence is kept.
+      inner = `<system-out>${escapeText(`WARNING (SHOULD): ${detailBody(c)}`)}</system-out>`;
+      break;
+    case 'interrupted':
+      inner = `<skipped message="${escapeAttr('interrupted: the run was stopped while this case ran')}"/>`;
+      break;
   }
   return `${open}>\n      ${inner}\n    </testcase>`;
 }
@@ -89,7 +98,7 @@ function tally(cases: CaseResult[]): Counts {
     const o = outcome(c);
     if (o === 'failed' || o === 'unexpected-pass') n.failures++;
     else if (o === 'errored') n.errors++;
-    else if (o === 'skipped' || o === 'known-failure') n.skipped++;
+    else if (o === 'skipped' || o === 'known-failure' || o === 'interrupted') n.skipped++;
   }
   return n;
 }
@@ -100,7 +109,13 @@ function properties(report: RunReport): string {
     ['tool', `${report.tool} ${report.version}`],
     ['target.api', report.target.api ?? ''],
     ['target.embedded', String(report.target.embedded)],
+    ['strict', String(report.strict)],
+    // JUnit has no warning outcome: warned cases pass with their evidence in system-out, counted here.
+    ['warnings', String(report.summary.warned)],
   ];
+  const selection = selectionText(report);
+  if (selection) props.push(['selection', selection], ['selection.partial', String(isPartial(report))]);
+  if (report.cleanupUnverified?.length) props.push(['cleanupUnverified', report.cleanupUnverified.join('\n')]);
   return [
     '    <properties>',
     ...props.map(([k, v]) => `      <property name="${escapeAttr(k)}" value="${escapeAttr(v)}"/>`),

@@ -1,12 +1,11 @@
 // Markdown report for auditors: summary, then each covered requirement in spec order with the
 // cases that check it, then the evidence (expected/actual, HTTP exchanges) for failures.
-import type { CaseResult, Exchange, RunReport } from '../runner/results.js';
+import type { CaseResult, CoverageCounts, Exchange, RunReport } from '../runner/results.js';
 import {
   FileReporter,
   type FileReporterOptions,
   OUTCOME_LABEL,
   anchor,
-  detailedCases,
   displayBody,
   formatDuration,
   headerLines,
@@ -15,11 +14,15 @@ import {
   stripInvalidXmlChars,
   targetLabel,
   unexpectedPassMessage,
-  verdict,
-  verdictText,
+  verdictHeadline,
+  verdictReason,
   summaryFacts,
+  failedCases,
+  warnedCases,
 } from './format.js';
-import { groupBySpec, requirementLabel } from './grouping.js';
+import { requirementLabel } from './grouping.js';
+import { coverageOf, matrixColumns, sectionAnchor, specOutline, type OutlineDoc } from './coverage.js';
+import type { Requirement } from '../suites/requirements/index.js';
 
 /** Inline text: markdown and HTML metacharacters escaped, line breaks kept as `<br>`. */
 function md(s: string): string {
@@ -62,19 +65,66 @@ function quote(s: string): string {
     .join('\n');
 }
 
+/** The verdict line the report opens with. */
+function verdictLine(report: RunReport): string[] {
+  return [`**Verdict: ${md(verdictHeadline(report))}**: ${md(verdictReason(report))}`];
+}
+
 function summary(report: RunReport): string[] {
   const rows: [string, string][] = [
-    ['Verdict', `**${verdict(report)}**: ${md(verdictText(report).replace(/^\w+: /, ''))}`],
     ['Run id', code(report.runId)],
     ...summaryFacts(report).map(([a, b]): [string, string] => [a, md(b)]),
   ];
-  const out = ['| | |', '|---|---|', ...rows.map(([a, b]) => `| ${a} | ${b} |`)];
+  const out = ['', '## Run', '', '| | |', '|---|---|', ...rows.map(([a, b]) => `| ${a} | ${b} |`)];
   if (report.interrupted) out.push('', '> **Interrupted:** the run stopped before every case finished; cases that did not run are not listed.');
   if (report.leaks.length) {
     out.push('', 'Objects labelled with this run that were still present after cleanup:', '');
     for (const l of report.leaks) out.push(`- ${code(l)}`);
   }
+  if (report.cleanupUnverified?.length) {
+    out.push('', 'Collections whose cleanup could not be verified (nothing is known to be left behind; check by hand):', '');
+    for (const l of report.cleanupUnverified) out.push(`- ${code(l)}`);
+  }
   return out;
+}
+
+/** The per-section matrix: one row per spec section, each linking to its detail below. */
+function matrix(report: RunReport, docs: OutlineDoc[]): string[] {
+  const coverage = coverageOf(report);
+  const cols = matrixColumns(coverage);
+  // Counts that need the auditor's eye are bold: failures, errors, warnings, rules nothing checks.
+  const loud = new Set(['failed', 'errored', 'warned', 'notCovered']);
+  const cells = (counts: CoverageCounts): string =>
+    cols.map(({ key }) => (counts[key] && loud.has(key) ? `**${counts[key]}**` : String(counts[key]))).join(' | ');
+  const out = [
+    '',
+    '<a id="coverage"></a>',
+    '',
+    '## Coverage by spec section',
+    '',
+    'Each catalogue requirement counts once, under the worst result of the cases of this run that name it. _Covered_: some case of the kit names it; _Not run_: covered, but no selected case names it; _Not covered_: no case checks it.',
+    '',
+    `| Section | ${cols.map((c) => c.label).join(' | ')} |`,
+    `|---|${cols.map(() => '---:').join('|')}|`,
+  ];
+  for (const doc of docs) {
+    for (const sec of doc.sections) {
+      if (!sec.coverage) continue;
+      out.push(`| [${md(`${doc.doc} §${sec.section} ${sec.title ?? ''}`.trim())}](#${sectionAnchor(doc.doc, sec.section)}) | ${cells(sec.coverage)} |`);
+    }
+  }
+  out.push(`| **All sections** | ${cells(coverage.total)} |`);
+  const links = [
+    failedCases(report).length ? '[Failures and errors](#failures)' : '',
+    warnedCases(report).length ? '[Warnings (SHOULD rules not met)](#warnings)' : '',
+  ].filter(Boolean);
+  if (links.length) out.push('', `Details: ${links.join(' · ')}`);
+  return out;
+}
+
+function requirementList(reqs: readonly Requirement[], caption: string): string[] {
+  if (!reqs.length) return [];
+  return ['', `**${caption}** (${reqs.length}):`, '', '| Requirement | Level | Rule |', '|---|---|---|', ...reqs.map((r) => `| ${code(r.id)} | ${r.level} | ${prose(r.text)} |`)];
 }
 
 function caseNote(c: CaseResult): string {
@@ -83,16 +133,20 @@ function caseNote(c: CaseResult): string {
   if (o === 'known-failure') parts.push(`known failure: ${md(c.knownFailure?.reason ?? '')}`);
   if (o === 'unexpected-pass') parts.push(md(unexpectedPassMessage(c)));
   else if (c.message) parts.push(md(c.message));
-  if (c.status === 'failed' || c.status === 'errored') parts.push(`[details](#${anchor('case', c.id)})`);
+  if (c.status === 'failed' || c.status === 'errored' || c.status === 'warned') parts.push(`[details](#${anchor('case', c.id)})`);
   return parts.join(' · ');
 }
 
-function requirementsSection(report: RunReport): string[] {
+function requirementsSection(docs: OutlineDoc[]): string[] {
   const out: string[] = [];
-  for (const doc of groupBySpec(report)) {
-    out.push('', `## ${doc.doc}: ${md(doc.title)}`);
+  for (const doc of docs) {
+    out.push('', `<a id="${anchor('doc', doc.doc)}"></a>`, '', `## ${doc.doc}: ${md(doc.title)}`);
     for (const sec of doc.sections) {
-      out.push('', `### ${md(sec.section)}${sec.title ? ` ${md(sec.title)}` : ''}`);
+      out.push('', `<a id="${sectionAnchor(doc.doc, sec.section)}"></a>`, '', `### ${md(sec.section)}${sec.title ? ` ${md(sec.title)}` : ''}`);
+      if (sec.coverage) {
+        const c = sec.coverage;
+        out.push('', `${c.requirements} requirements, ${c.covered} covered: ${c.passed} passed, ${c.failed} failed, ${c.errored} errored, ${c.warned} warned, ${c.skipped} skipped, ${c.notRun} not run, ${c.notCovered} not covered · [back to the matrix](#coverage)`);
+      }
       for (const g of sec.requirements) {
         out.push('', `#### ${g.id ? code(g.id) : requirementLabel(g)}: ${OUTCOME_LABEL[g.status]}`, '');
         if (g.requirement) {
@@ -105,6 +159,8 @@ function requirementsSection(report: RunReport): string[] {
           out.push(`| ${OUTCOME_LABEL[outcome(c)]} | ${code(c.id)} ${md(c.title)} | ${formatDuration(c.durationMs)} | ${caseNote(c)} |`);
         }
       }
+      out.push(...requirementList(sec.notRun, 'Not run (no selected case names them)'));
+      out.push(...requirementList(sec.notCovered, 'Not covered (no case of the kit checks them)'));
     }
   }
   return out;
@@ -125,33 +181,44 @@ function exchange(ex: Exchange, n: number): string[] {
   return out;
 }
 
+function caseDetail(c: CaseResult): string[] {
+  const out = ['', `### <a id="${anchor('case', c.id)}"></a>${code(c.id)}: ${md(c.title)}`, ''];
+  out.push(`- Status: ${OUTCOME_LABEL[outcome(c)]}${c.knownFailure ? ` (${md(c.knownFailure.reason)})` : ''}`);
+  out.push(`- Suite: ${md(c.suite)}; level ${c.level}; spec [${c.spec.doc} §${md(c.spec.section)}](#${sectionAnchor(c.spec.doc, c.spec.section)})`);
+  out.push(`- Requirements: ${c.requirements.length ? c.requirements.map(code).join(', ') : '(none)'}`);
+  out.push(`- Duration: ${formatDuration(c.durationMs)}`);
+  if (c.message) out.push('', 'Message:', '', block(c.message));
+  if (c.expected !== undefined) out.push('', 'Expected:', '', block(c.expected));
+  if (c.actual !== undefined) out.push('', 'Actual:', '', block(c.actual));
+  if (c.exchanges.length) {
+    out.push('', `#### Exchanges (${c.exchanges.length})`);
+    c.exchanges.forEach((ex, i) => out.push(...exchange(ex, i + 1)));
+  }
+  return out;
+}
+
 function details(report: RunReport): string[] {
-  const cases = detailedCases(report);
-  if (!cases.length) return [];
-  const out = ['', '## Failures and errors'];
-  for (const c of cases) {
-    out.push('', `### <a id="${anchor('case', c.id)}"></a>${code(c.id)}: ${md(c.title)}`, '');
-    out.push(`- Status: ${OUTCOME_LABEL[outcome(c)]}${c.knownFailure ? ` (${md(c.knownFailure.reason)})` : ''}`);
-    out.push(`- Suite: ${md(c.suite)}; level ${c.level}; spec ${c.spec.doc} §${md(c.spec.section)}`);
-    out.push(`- Requirements: ${c.requirements.length ? c.requirements.map(code).join(', ') : '(none)'}`);
-    out.push(`- Duration: ${formatDuration(c.durationMs)}`);
-    if (c.message) out.push('', 'Message:', '', block(c.message));
-    if (c.expected !== undefined) out.push('', 'Expected:', '', block(c.expected));
-    if (c.actual !== undefined) out.push('', 'Actual:', '', block(c.actual));
-    if (c.exchanges.length) {
-      out.push('', `#### Exchanges (${c.exchanges.length})`);
-      c.exchanges.forEach((ex, i) => out.push(...exchange(ex, i + 1)));
-    }
+  const out: string[] = [];
+  const failures = failedCases(report);
+  if (failures.length) out.push('', '<a id="failures"></a>', '', '## Failures and errors', ...failures.flatMap(caseDetail));
+  const warnings = warnedCases(report);
+  if (warnings.length) {
+    out.push('', '<a id="warnings"></a>', '', '## Warnings (SHOULD rules not met)', '');
+    out.push('These cases check rules of level SHOULD (recommendations and upstream behaviour). They do not fail the run; `run --strict` makes them failures.');
+    out.push(...warnings.flatMap(caseDetail));
   }
   return out;
 }
 
 export function renderMarkdown(report: RunReport): string {
+  const docs = specOutline(report);
   return [
     `# Conformance report: ${md(targetLabel(report.target))}`,
     '',
+    ...verdictLine(report),
+    ...matrix(report, docs),
     ...summary(report),
-    ...requirementsSection(report),
+    ...requirementsSection(docs),
     ...details(report),
     '',
   ].join('\n');

@@ -1,13 +1,17 @@
 // TAP version 14. Known failures carry a TODO directive (TAP consumers do not count them);
-// unexpected passes are `not ok`; an interrupted run ends with `Bail out!`.
+// unexpected passes are `not ok`; objects left behind are one `not ok` test point after the cases;
+// an interrupted run ends with `Bail out!`.
 import { stringify } from 'yaml';
 import type { CaseResult, RunReport } from '../runner/results.js';
 import {
   FileReporter,
   type FileReporterOptions,
   exchangeSummary,
+  countsText,
   formatDuration,
   outcome,
+  selectionText,
+  verdictText,
   targetLabel,
   unexpectedPassMessage,
 } from './format.js';
@@ -42,6 +46,10 @@ function testPoint(c: CaseResult, n: number): string {
       return `ok ${desc}`;
     case 'skipped':
       return `ok ${desc} # SKIP ${reason(c.message)}`;
+    case 'interrupted':
+      return `ok ${desc} # SKIP interrupted: the run was stopped while this case ran`;
+    case 'warned':
+      return `ok ${desc}\n${diagnostic(c, `warning (SHOULD rule not met): ${c.message}`)}`;
     case 'known-failure': {
       const why = reason(`known failure: ${c.knownFailure?.reason ?? ''}`);
       return `not ok ${desc} # TODO ${why}\n${diagnostic(c, c.message)}`;
@@ -54,18 +62,26 @@ function testPoint(c: CaseResult, n: number): string {
   }
 }
 
+/** A leak fails the run, so it is a failing test point after the cases, with the paths. */
+function leakPoint(report: RunReport, n: number): string {
+  const diag = stringify({ message: `${report.leaks.length} object(s) labelled with this run still present after cleanup`, leaks: report.leaks }, { lineWidth: 0 }).trimEnd();
+  return [`not ok ${n} - run: cleanup left objects behind`, '  ---', ...diag.split('\n').map((l) => `  ${l}`), '  ...'].join('\n');
+}
+
 export function renderTap(report: RunReport): string {
+  const leakPoints = report.leaks.length ? 1 : 0;
   const lines = [
     'TAP version 14',
     `# ${description(`${report.tool} ${report.version}, run ${report.runId} against ${targetLabel(report.target)}`)}`,
-    `1..${report.cases.length}`,
   ];
+  const selection = selectionText(report);
+  if (selection) lines.push(`# selection: ${description(selection)}`);
+  lines.push(`1..${report.cases.length + leakPoints}`);
   report.cases.forEach((c, i) => lines.push(testPoint(c, i + 1)));
-  const s = report.summary;
-  lines.push(
-    `# passed ${s.passed}, failed ${s.failed}, errored ${s.errored}, skipped ${s.skipped}, total ${s.total} in ${formatDuration(report.durationMs)}`,
-  );
-  for (const leak of report.leaks) lines.push(`# leak: ${reason(leak)}`);
+  if (leakPoints) lines.push(leakPoint(report, report.cases.length + 1));
+  lines.push(`# ${countsText(report.summary)}; ${report.summary.total} total in ${formatDuration(report.durationMs)}`);
+  for (const u of report.cleanupUnverified ?? []) lines.push(`# cleanup not verified (not known to be left behind): ${reason(u)}`);
+  lines.push(`# ${description(verdictText(report))}`);
   if (report.interrupted) lines.push('Bail out! run interrupted before every case finished');
   return `${lines.join('\n')}\n`;
 }

@@ -1,7 +1,9 @@
 // The typed HTTP client cases use against a target. It records every exchange so that reports can
 // show auditors exactly what was sent and what came back.
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import { StringDecoder } from 'node:string_decoder';
 import type { Exchange } from './results.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './errors.js';
 
 /** How to reach and authenticate to a target's control-plane API. */
 export interface TargetConnection {
@@ -13,6 +15,88 @@ export interface TargetConnection {
    */
   caPem?: string;
   insecureSkipTlsVerify?: boolean;
+  /** PEM client certificate (chain) and its key, presented for mutual TLS (kubeconfig `client-certificate`). */
+  certPem?: string;
+  keyPem?: string;
+  /**
+   * Largest response body read (`run --max-response-bytes`, default DEFAULT_MAX_RESPONSE_BYTES): a
+   * hostile or broken target must not be able to exhaust the runner's memory. Watch streams bound
+   * each line (one event) by it.
+   */
+  maxResponseBytes?: number;
+}
+
+export { DEFAULT_MAX_RESPONSE_BYTES };
+
+/** A body (or watch line) over the connection's cap. The case that met it errors with this message. */
+export class ResponseTooLargeError extends Error {
+  override readonly name = 'ResponseTooLargeError';
+  constructor(readonly limit: number, readonly status?: number) {
+    super(`response body larger than ${formatBytes(limit)} (--max-response-bytes)`);
+  }
+}
+
+/** 16777216 -> "16 MiB"; sizes that are not whole MiB or KiB stay in bytes. */
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} bytes`;
+}
+
+/**
+ * A body past SMALL_BODY_BYTES goes on only with one of LARGE_BODY_READS permits, process-wide:
+ * cases run many requests at once, and without this a target answering each with a huge body
+ * would have the runner hold (cap x requests in flight) bytes. Waiting for a permit stops reading,
+ * so the socket's back-pressure holds the rest at the target.
+ */
+const SMALL_BODY_BYTES = 256 * 1024;
+const LARGE_BODY_READS = 1;
+let freeLargeReads = LARGE_BODY_READS;
+const largeReadWaiters: Array<() => void> = [];
+
+async function acquireLargeRead(): Promise<() => void> {
+  if (freeLargeReads > 0) freeLargeReads--;
+  else await new Promise<void>((resolve) => largeReadWaiters.push(resolve));
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const next = largeReadWaiters.shift();
+    if (next) next();
+    else freeLargeReads++;
+  };
+}
+
+/**
+ * Reads a body up to `limit` bytes. Over it (by Content-Length up front, or while streaming), the
+ * body is destroyed, which aborts the connection: nothing beyond the cap is ever buffered.
+ */
+async function readCapped(body: Dispatcher.ResponseData['body'], headers: Record<string, string>, limit: number, status: number): Promise<Buffer> {
+  // Destroying the body makes it emit an abort error; it is expected here, not a crash.
+  body.on('error', () => undefined);
+  const declared = Number(headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    body.destroy();
+    throw new ResponseTooLargeError(limit, status);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let release: (() => void) | undefined;
+  try {
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      if (size > limit) {
+        chunks.length = 0;
+        body.destroy();
+        throw new ResponseTooLargeError(limit, status);
+      }
+      chunks.push(chunk as Buffer);
+      if (size > SMALL_BODY_BYTES && !release) release = await acquireLargeRead();
+    }
+  } finally {
+    release?.();
+  }
+  return Buffer.concat(chunks, size);
 }
 
 export interface RequestOptions {
@@ -85,6 +169,8 @@ export function createDispatcher(conn: TargetConnection): Dispatcher {
   return new Agent({
     connect: {
       ca: conn.caPem,
+      cert: conn.certPem,
+      key: conn.keyPem,
       rejectUnauthorized: !conn.insecureSkipTlsVerify,
     },
     connections: 64,
@@ -102,6 +188,10 @@ export class ApiClient {
     /** Every exchange this client made, in order; clients of one case share one log. */
     readonly exchanges: Exchange[] = [],
   ) {}
+
+  get maxResponseBytes(): number {
+    return this.conn.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  }
 
   url(path: string, query?: RequestOptions['query']): string {
     const u = new URL(path.replace(/^\//, ''), this.conn.baseUrl.endsWith('/') ? this.conn.baseUrl : `${this.conn.baseUrl}/`);
@@ -137,10 +227,10 @@ export class ApiClient {
     const started = performance.now();
     try {
       const res = await undiciRequest(url, { method: method as Dispatcher.HttpMethod, headers, body, dispatcher: this.dispatcher, signal: this.signalFor(opts.timeoutMs) });
-      const bytes = Buffer.from(await res.body.arrayBuffer());
-      const text = bytes.toString('utf8');
       ex.status = res.statusCode;
       ex.responseHeaders = flattenHeaders(res.headers);
+      const bytes = await readCapped(res.body, ex.responseHeaders, this.maxResponseBytes, res.statusCode);
+      const text = bytes.toString('utf8');
       ex.responseBody = recordedBody(bytes, ex.responseHeaders['content-type']);
       return { status: res.statusCode, headers: ex.responseHeaders, text, bytes, json: parseJson(text) };
     } catch (err) {
@@ -173,7 +263,7 @@ export class ApiClient {
       const res = await undiciRequest(url, { method: 'GET', headers, dispatcher: this.dispatcher, signal });
       ex.status = res.statusCode;
       ex.responseHeaders = flattenHeaders(res.headers);
-      const w = new WatchStream(res.statusCode, ex.responseHeaders, res.body, ctrl, ex, started);
+      const w = new WatchStream(res.statusCode, ex.responseHeaders, res.body, ctrl, ex, started, this.maxResponseBytes);
       this.openWatches.add(w);
       return w;
     } catch (err) {
@@ -192,7 +282,9 @@ export class ApiClient {
 
 /** A watch response read line by line; each line is one WatchEvent. */
 export class WatchStream {
-  private buffer = '';
+  /** The pieces of the line being received, and their length in characters. */
+  private pending: string[] = [];
+  private pendingLength = 0;
   private readonly queue: WatchEvent[] = [];
   private waiters: Array<() => void> = [];
   private ended = false;
@@ -206,24 +298,50 @@ export class WatchStream {
     private readonly ctrl: AbortController,
     private readonly exchange: Exchange,
     private readonly started: number,
+    private readonly maxLineBytes: number = DEFAULT_MAX_RESPONSE_BYTES,
   ) {
     void this.pump(body);
   }
 
+  /** Set when the target sent a line (event) over the cap: the stream was cut, and `next` throws it. */
+  private overflow?: ResponseTooLargeError;
+  /** Keeps a character split across two chunks whole. */
+  private readonly decoder = new StringDecoder('utf8');
+
   private async pump(body: AsyncIterable<Buffer>) {
     try {
       for await (const chunk of body) {
-        const s = chunk.toString('utf8');
+        const s = this.decoder.write(chunk);
         if (this.exchange.responseBody!.length < MAX_RECORDED_BODY) this.exchange.responseBody += s;
-        this.buffer += s;
+        // Lines are cut from each chunk as it comes; only an unfinished line's pieces are kept,
+        // and joined once its newline arrives (no rescanning or flattening of a growing string).
+        let from = 0;
         let nl: number;
-        while ((nl = this.buffer.indexOf('\n')) >= 0) {
-          const line = this.buffer.slice(0, nl).trim();
-          this.buffer = this.buffer.slice(nl + 1);
+        while ((nl = s.indexOf('\n', from)) >= 0) {
+          this.pending.push(s.slice(from, nl));
+          const line = this.pending.join('').trim();
+          this.pending = [];
+          this.pendingLength = 0;
+          from = nl + 1;
           if (line) this.accept(line);
         }
+        if (from < s.length) {
+          this.pending.push(s.slice(from));
+          this.pendingLength += s.length - from;
+        }
+        // Past the cap an unfinished line is never going to be an event we keep. (Counted in
+        // characters, which never exceed the bytes they came from.)
+        if (this.pendingLength > this.maxLineBytes) {
+          this.pending = [];
+          this.pendingLength = 0;
+          this.overflow = new ResponseTooLargeError(this.maxLineBytes, this.status);
+          this.exchange.error = `${this.overflow.message}: a watch event line over the cap; the stream was closed`;
+          this.ctrl.abort();
+          break;
+        }
       }
-      if (this.buffer.trim()) this.accept(this.buffer.trim());
+      const last = (this.pending.join('') + this.decoder.end()).trim();
+      if (last) this.accept(last);
     } catch {
       // Aborted or reset: the stream simply ends for the reader.
     } finally {
@@ -246,7 +364,10 @@ export class WatchStream {
     for (const f of w) f();
   }
 
-  /** The next event, or undefined when the stream ended or nothing came within timeoutMs. */
+  /**
+   * The next event, or undefined when the stream ended or nothing came within timeoutMs. Throws
+   * ResponseTooLargeError, once the events before it are read, when the target sent a line over the cap.
+   */
   async next(timeoutMs = 5_000): Promise<WatchEvent | undefined> {
     const deadline = Date.now() + timeoutMs;
     while (this.queue.length === 0 && !this.ended) {
@@ -257,6 +378,7 @@ export class WatchStream {
         this.waiters.push(() => { clearTimeout(timer); resolve(); });
       });
     }
+    if (this.queue.length === 0 && this.overflow) throw this.overflow;
     return this.queue.shift();
   }
 

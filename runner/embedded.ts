@@ -90,20 +90,36 @@ export async function startEmbeddedTarget(profile: Profile, opts: { runId: strin
  * the gates for all), runs the cases as one run and stops the references.
  */
 export async function runEmbedded(cases: readonly Case[], opts: Omit<RunOptions, 'conn' | 'gates' | 'facts' | 'cases' | 'embedded'> & { gates?: Record<string, boolean> }): Promise<RunReport> {
+  const runId = opts.runId ?? newRunId();
+  const started = await startEmbeddedGroups(cases, { runId, gates: opts.gates });
+  try {
+    return await runGroups(started.groups, { ...opts, runId, embedded: true });
+  } finally {
+    await started.close();
+  }
+}
+
+/**
+ * The target groups of an embedded run of `cases`: one reference per profile, started (see
+ * runEmbedded), with the cases each serves. Tests that put something in front of the references
+ * (the legal variants) start them with this.
+ */
+export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId: string; gates?: Record<string, boolean> }): Promise<{ groups: TargetGroup[]; close(): Promise<void> }> {
   const defaults = defaultGates();
   const fixed = opts.gates ? Object.fromEntries(Object.entries(opts.gates).filter(([k, v]) => defaults[k] !== v)) : undefined;
-  const runId = opts.runId ?? newRunId();
   const targets: EmbeddedTarget[] = [];
+  const close = async () => { await Promise.all(targets.map((t) => t.close())); };
   try {
     const groups: TargetGroup[] = [];
     for (const g of groupByProfile(cases, fixed)) {
       const corruptObjects = g.cases.filter((c) => c.facts?.includes('corruptObject')).length;
-      const target = await startEmbeddedTarget(g.profile, { runId, corruptObjects });
+      const target = await startEmbeddedTarget(g.profile, { runId: opts.runId, corruptObjects });
       targets.push(target);
       groups.push({ ...target.group, cases: g.cases });
     }
-    return await runGroups(groups, { ...opts, runId, embedded: true });
-  } finally {
-    await Promise.all(targets.map((t) => t.close()));
+    return { groups, close };
+  } catch (err) {
+    await close();
+    throw err;
   }
 }

@@ -17,7 +17,12 @@ export interface Exchange {
   durationMs: number;
 }
 
-export type CaseStatus = 'passed' | 'failed' | 'skipped' | 'errored';
+/**
+ * What happened to a case. `warned`: a SHOULD case whose check failed, in a run without `--strict`
+ * (reported with expected vs actual, counted apart, does not fail the run). `interrupted`: the run
+ * was stopped (Ctrl-C, SIGTERM) while the case ran; not a verdict about the target.
+ */
+export type CaseStatus = 'passed' | 'failed' | 'warned' | 'skipped' | 'errored' | 'interrupted';
 
 export interface CaseResult {
   id: string;
@@ -42,12 +47,20 @@ export interface CaseResult {
   exchanges: Exchange[];
 }
 
+/**
+ * Counts by outcome; the buckets are disjoint and add up to `total`. A listed (known) failure counts
+ * under `knownFailures`, not `failed`; a listed case that passed under `unexpectedPasses`, not `passed`.
+ */
 export interface RunSummary {
   total: number;
   passed: number;
   failed: number;
+  warned: number;
   skipped: number;
   errored: number;
+  interrupted: number;
+  knownFailures: number;
+  unexpectedPasses: number;
 }
 
 export interface RunReport {
@@ -62,6 +75,82 @@ export interface RunReport {
   cases: CaseResult[];
   /** Objects labelled with this run that were still present after cleanup (paths). */
   leaks: string[];
-  /** True when the run was interrupted (Ctrl-C) before every case finished. */
+  /**
+   * Collections whose cleanup could not be checked, each with why (e.g. the list answered 403):
+   * nothing is known to be left behind, so these are not leaks and do not fail the run by
+   * themselves, but every report that shows leaks names them, for the operator to check by hand.
+   * Absent in reports written before it existed.
+   */
+  cleanupUnverified: string[];
+  /** True when the run was interrupted (Ctrl-C, SIGTERM) before every case finished. */
   interrupted: boolean;
+  /** `run --strict`: failed SHOULD cases fail the run instead of warning. */
+  strict: boolean;
+  /** What the operator asked for (runner/selection.ts). Absent in reports written before it existed. */
+  selection?: RunSelection;
+  /** Per spec section: what the catalogue asks, what the kit covers, what this run found (reporters/coverage.ts). */
+  coverage?: RunCoverage;
+}
+
+/** A target fact the operator stated (runner/facts.ts), with its value unless it is a secret. */
+export interface StatedFact {
+  fact: string;
+  flag: string;
+  value?: string;
+}
+
+/** The run's selection as given on the command line, and whether it leaves cases out. */
+export interface RunSelection {
+  focus?: string;
+  skip?: string;
+  /** `--suite` values; empty for every suite. */
+  suites: string[];
+  level?: Level;
+  /** `--gates`: the gates stated that differ from the 1.37 defaults; absent without the flag. */
+  gates?: Record<string, boolean>;
+  /** Target facts the operator stated; empty for the embedded run, which configures its own. */
+  facts: StatedFact[];
+  /** `--expect`: the file and its entries, case id to reason. */
+  expect?: { file: string; entries: Record<string, string> };
+  strict: boolean;
+  /** Cases selected, out of every case in the kit. */
+  selectedCases: number;
+  totalCases: number;
+  /** True when the selection leaves cases of the kit out: the verdict is about those cases only. */
+  partial: boolean;
+}
+
+/** Requirement counts; every catalogue requirement is in exactly one of the result buckets. */
+export interface CoverageCounts {
+  /** Requirements in the catalogue. */
+  requirements: number;
+  /** Named by at least one case of the kit. */
+  covered: number;
+  /** The worst result of the cases of this run that name it. */
+  passed: number;
+  failed: number;
+  errored: number;
+  warned: number;
+  interrupted: number;
+  /** Every case naming it was skipped. */
+  skipped: number;
+  /** Covered, but no case naming it was selected (partial run). */
+  notRun: number;
+  /** No case in the kit names it. */
+  notCovered: number;
+}
+
+export interface SectionCoverage extends CoverageCounts {
+  doc: SpecDoc;
+  section: string;
+  title: string;
+  /** Ids of the requirements no case names, for the auditor to read. */
+  notCoveredIds: string[];
+  /** Ids of covered requirements no selected case names. */
+  notRunIds: string[];
+}
+
+export interface RunCoverage {
+  sections: SectionCoverage[];
+  total: CoverageCounts;
 }

@@ -5,10 +5,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { Case, CaseContext } from '../suites/case.js';
-import { CaseFailure } from '../suites/verify.js';
+import { CaseFailure, CaseSkip } from '../suites/verify.js';
 import type { Reporter } from '../reporters/types.js';
 import { ApiClient, createDispatcher, describeError, type TargetConnection } from './client.js';
-import type { CaseResult, CaseStatus, RunReport, RunSummary } from './results.js';
+import { permissionDenied, rejectedCredentials, TargetAccessError } from './target.js';
+import type { CaseResult, CaseStatus, RunReport, RunSelection, RunSummary } from './results.js';
+import { computeCoverage } from '../reporters/coverage.js';
 import { gateMismatch } from './gates.js';
 import { FactAllocator, factMismatch, type CaseFacts, type TargetFacts } from './facts.js';
 
@@ -35,8 +37,15 @@ export interface RunOptions {
   /** Known failures: case id to reason. */
   expectations?: ReadonlyMap<string, string>;
   reporters?: readonly Reporter[];
+  /**
+   * `--strict`: a failed SHOULD case is a failure. Without it such a case is `warned`: reported
+   * with its expected vs actual, counted apart, and the run still passes (h2spec's strict mode).
+   */
+  strict?: boolean;
   /** Aborted on Ctrl-C: running cases stop, the rest are skipped, cleanup still runs. */
   interrupt?: AbortSignal;
+  /** What the operator selected (runner/selection.ts), recorded in the report as is. */
+  selection?: RunSelection;
   version: string;
 }
 
@@ -84,30 +93,43 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
   const target: RunReport['target'] = { api: groups[0]?.conn.baseUrl, embedded: opts.embedded };
   if (explicit && Object.keys(explicit).length) target.metrics = Object.fromEntries(Object.entries(explicit).map(([k, c]) => [k, c.baseUrl]));
   const total = groups.reduce((n, g) => n + g.cases.length, 0);
-  for (const r of reporters) r.start?.({ runId, target, total });
 
   // Each running case listens for the interrupt, and groups run at once: more than the default 10.
   if (opts.interrupt) setMaxListeners(1024, opts.interrupt);
   const results: CaseResult[] = new Array(total);
   const leaks: string[] = [];
-  // Groups are separate targets (embedded references with other gates or facts): they run at the
-  // same time, so a group whose cases outwait a fact does not hold up the others.
-  const offsets = groups.map((_, i) => groups.slice(0, i).reduce((n, g) => n + g.cases.length, 0));
-  await Promise.all(groups.map(async (group, gi) => {
-    const offset = offsets[gi]!;
+  const cleanupUnverified: string[] = [];
+  // Set-up first, for every group: a target that refuses the run its namespace (403) is a
+  // set-up problem reported before any case runs, not a verdict on each namespaced case.
+  const setups = await Promise.all(groups.map(async (group) => {
     const dispatcher = createDispatcher(group.conn);
     const components = componentTargets(group, dispatcher);
     const tracker = new Tracker();
+    let setupError: string | TargetAccessError | undefined;
+    if (group.cases.some((c) => c.impact === 'namespaced' && !gateMismatch(c.gates, group.gates))) {
+      setupError = await createRunNamespace(group.conn, dispatcher, namespace, labels, tracker);
+    }
+    return { group, dispatcher, components, tracker, setupError };
+  }));
+  const closeAll = () => Promise.all(setups.flatMap((s) => [...new Set([s.dispatcher, ...[...s.components.values()].map((t) => t.dispatcher)])]).map((d) => d.close().catch(() => undefined)));
+  const denied = setups.find((s) => s.setupError instanceof TargetAccessError)?.setupError;
+  if (denied instanceof TargetAccessError) {
+    await Promise.all(setups.map((s) => cleanUp(s.group.conn, s.dispatcher, s.tracker, runId)));
+    await closeAll();
+    throw denied;
+  }
+  for (const r of reporters) r.start?.({ runId, target, total });
+  // Groups are separate targets (embedded references with other gates or facts): they run at the
+  // same time, so a group whose cases outwait a fact does not hold up the others.
+  const offsets = groups.map((_, i) => groups.slice(0, i).reduce((n, g) => n + g.cases.length, 0));
+  await Promise.all(setups.map(async ({ group, dispatcher, components, tracker, setupError }, gi) => {
+    const offset = offsets[gi]!;
     const facts = group.facts ?? {};
     const allocator = new FactAllocator(facts);
     const finish = (i: number, r: CaseResult) => {
       results[offset + i] = applyExpectation(r, opts.expectations);
       for (const rep of reporters) rep.caseEnd?.(results[offset + i]);
     };
-    let setupError: string | undefined;
-    if (group.cases.some((c) => c.impact === 'namespaced' && !gateMismatch(c.gates, group.gates))) {
-      setupError = await createRunNamespace(group.conn, dispatcher, namespace, labels, tracker);
-    }
     let next = 0;
     const worker = async () => {
       while (next < group.cases.length) {
@@ -116,21 +138,23 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
         if (opts.interrupt?.aborted) { finish(i, resultOf(c, 'skipped', 0, 'run interrupted before this case started')); continue; }
         const gateWhy = gateMismatch(c.gates, group.gates);
         if (gateWhy) { finish(i, resultOf(c, 'skipped', 0, gateWhy)); continue; }
-        if (setupError && c.impact === 'namespaced') { finish(i, resultOf(c, 'errored', 0, setupError)); continue; }
+        if (setupError && c.impact === 'namespaced') { finish(i, resultOf(c, 'errored', 0, String(setupError))); continue; }
         const missing = missingComponent(c, components);
         if (missing) { finish(i, resultOf(c, 'skipped', 0, missing)); continue; }
         const factWhy = factMismatch(c.facts, facts);
         if (factWhy) { finish(i, resultOf(c, 'skipped', 0, factWhy)); continue; }
         const caseFacts = allocator.forCase(c.facts);
         if (typeof caseFacts === 'string') { finish(i, resultOf(c, 'skipped', 0, caseFacts)); continue; }
-        finish(i, await runOne(c, { conn: group.conn, dispatcher, components, runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt, facts: caseFacts }));
+        finish(i, await runOne(c, { conn: group.conn, dispatcher, components, runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt, facts: caseFacts, strict: !!opts.strict }));
       }
     };
     const parallel = Math.max(1, Math.min(opts.parallel ?? availableParallelism(), group.cases.length || 1));
     await Promise.all(Array.from({ length: parallel }, worker));
-    leaks.push(...await cleanUp(group.conn, dispatcher, tracker, runId));
-    await Promise.all([...new Set([dispatcher, ...[...components.values()].map((t) => t.dispatcher)])].map((d) => d.close().catch(() => undefined)));
+    const cleanup = await cleanUp(group.conn, dispatcher, tracker, runId);
+    leaks.push(...cleanup.leaks);
+    cleanupUnverified.push(...cleanup.unverified);
   }));
+  await closeAll();
 
   const report: RunReport = {
     tool: TOOL,
@@ -142,7 +166,11 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
     summary: summarise(results),
     cases: results,
     leaks: leaks.sort(),
+    cleanupUnverified: cleanupUnverified.sort(),
     interrupted: !!opts.interrupt?.aborted,
+    strict: !!opts.strict,
+    ...(opts.selection ? { selection: opts.selection } : {}),
+    coverage: computeCoverage(results),
   };
   for (const r of reporters) await r.end(report);
   return report;
@@ -159,6 +187,7 @@ interface CaseEnv {
   timeoutMs: number;
   interrupt?: AbortSignal;
   facts: CaseFacts;
+  strict: boolean;
 }
 
 async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
@@ -207,18 +236,26 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
       status = 'errored';
       message = `timed out after ${env.timeoutMs / 1000}s (the target did not answer in time)`;
     } else if (outcome === 'interrupted') {
-      status = 'errored';
-      message = 'interrupted';
+      status = 'interrupted';
+      message = 'the run was interrupted while this case ran';
     }
   } catch (err) {
-    if (err instanceof CaseFailure) {
-      status = 'failed';
+    if (env.interrupt?.aborted) {
+      // Whatever the case saw after the interrupt is the run stopping, not the target.
+      status = 'interrupted';
+      message = 'the run was interrupted while this case ran';
+    } else if (err instanceof CaseSkip) {
+      status = 'skipped';
+      message = `cannot be observed on this target: ${err.message}`;
+    } else if (err instanceof CaseFailure) {
+      // A SHOULD rule (upstream behaviour, a recommendation) warns unless the run is strict.
+      status = c.level === 'SHOULD' && !env.strict ? 'warned' : 'failed';
       message = err.message;
       expected = err.expected;
       actual = err.actual;
     } else {
       status = 'errored';
-      message = signal.aborted ? 'interrupted' : describeError(err);
+      message = signal.aborted ? 'aborted' : describeError(err);
     }
   } finally {
     clearTimeout(timer);
@@ -230,7 +267,7 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
   r.expected = expected;
   r.actual = actual;
   // Exchanges are what an auditor needs to see a failure; passes keep reports small.
-  if (status === 'failed' || status === 'errored') r.exchanges = api.exchanges;
+  if (status === 'failed' || status === 'warned' || status === 'errored') r.exchanges = api.exchanges;
   return r;
 }
 
@@ -269,7 +306,7 @@ function resultOf(c: Case, status: CaseStatus, durationMs: number, message: stri
 function applyExpectation(r: CaseResult, expectations?: ReadonlyMap<string, string>): CaseResult {
   const reason = expectations?.get(r.id);
   if (reason === undefined) return r;
-  if (r.status === 'failed' || r.status === 'errored') return { ...r, knownFailure: { reason } };
+  if (r.status === 'failed' || r.status === 'warned' || r.status === 'errored') return { ...r, knownFailure: { reason } };
   if (r.status === 'passed') {
     return { ...r, unexpectedPass: true, message: `unexpected pass: listed as a known failure ("${reason}"); remove it from the expect file` };
   }
@@ -277,8 +314,12 @@ function applyExpectation(r: CaseResult, expectations?: ReadonlyMap<string, stri
 }
 
 export function summarise(results: readonly CaseResult[]): RunSummary {
-  const s: RunSummary = { total: results.length, passed: 0, failed: 0, skipped: 0, errored: 0 };
-  for (const r of results) s[r.status]++;
+  const s: RunSummary = { total: results.length, passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0, interrupted: 0, knownFailures: 0, unexpectedPasses: 0 };
+  for (const r of results) {
+    if (r.unexpectedPass) s.unexpectedPasses++;
+    else if (r.knownFailure) s.knownFailures++;
+    else s[r.status]++;
+  }
   return s;
 }
 
@@ -292,10 +333,17 @@ function dnsName(s: string): string {
   return `${clean.slice(0, 36)}-${hash}-${clean.slice(-17)}`.replace(/-+/g, '-').replace(/^-|-$/g, '');
 }
 
-async function createRunNamespace(conn: TargetConnection, dispatcher: Dispatcher, name: string, labels: Record<string, string>, tracker: Tracker): Promise<string | undefined> {
+/**
+ * Creates the namespace the run's namespaced cases share. A refusal for want of rights (401, 403)
+ * is a TargetAccessError, which stops the run before any case; any other failure is a message the
+ * namespaced cases error with.
+ */
+async function createRunNamespace(conn: TargetConnection, dispatcher: Dispatcher, name: string, labels: Record<string, string>, tracker: Tracker): Promise<string | TargetAccessError | undefined> {
   const api = new ApiClient(conn, dispatcher);
   try {
     const res = await api.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } }, { timeoutMs: CLEANUP_TIMEOUT_MS });
+    if (res.status === 401) return rejectedCredentials(conn, 'POST /api/v1/namespaces');
+    if (res.status === 403) return permissionDenied(conn, 'create namespaces', `creating the run's namespace ${name}`, res);
     if (res.status !== 200 && res.status !== 201 && res.status !== 202) return `could not create the run's namespace ${name}: HTTP ${res.status} ${res.text.slice(0, 200)}`;
     tracker.add(`/api/v1/namespaces/${name}`);
     return undefined;
@@ -310,7 +358,7 @@ const isNamespacePath = (p: string) => /^\/api\/v1\/namespaces\/[^/]+$/.test(p);
  * Deletes what the run created (pass or fail), then lists each collection it wrote to and reports
  * any object still labelled with this run. Objects of other runs or other users are never touched.
  */
-async function cleanUp(conn: TargetConnection, dispatcher: Dispatcher, tracker: Tracker, runId: string): Promise<string[]> {
+async function cleanUp(conn: TargetConnection, dispatcher: Dispatcher, tracker: Tracker, runId: string): Promise<{ leaks: string[]; unverified: string[] }> {
   const api = new ApiClient(conn, dispatcher);
   const del = async (p: string) => {
     try {
@@ -333,13 +381,17 @@ async function cleanUp(conn: TargetConnection, dispatcher: Dispatcher, tracker: 
   await Promise.all(paths.filter((p) => !isNamespacePath(p)).map(del));
   await Promise.all(paths.filter(isNamespacePath).map(del));
 
+  // A collection that cannot be listed (403, an error) is not evidence of objects left behind:
+  // it is reported apart, as unverified.
   const leaks: string[] = [];
+  const unverified: string[] = [];
   const collections = new Set(paths.map((p) => p.slice(0, p.lastIndexOf('/'))));
   await Promise.all([...collections].map(async (col) => {
     try {
       const res = await api.get(col, { timeoutMs: CLEANUP_TIMEOUT_MS });
       if (res.status !== 200 || !Array.isArray(res.json?.items)) {
-        leaks.push(`${col}: could not verify cleanup (HTTP ${res.status})`);
+        const why = res.status === 403 ? 'HTTP 403: these credentials may not list it' : res.status === 200 ? 'the answer is not a list' : `HTTP ${res.status}`;
+        unverified.push(`${col}: could not verify cleanup (${why})`);
         return;
       }
       for (const o of res.json.items) {
@@ -347,14 +399,22 @@ async function cleanUp(conn: TargetConnection, dispatcher: Dispatcher, tracker: 
         if (o?.metadata?.labels?.[RUN_LABEL] === runId && !o.metadata.deletionTimestamp) leaks.push(`${col}/${o.metadata.name}`);
       }
     } catch (err) {
-      leaks.push(`${col}: could not verify cleanup (${describeError(err)})`);
+      unverified.push(`${col}: could not verify cleanup (${describeError(err)})`);
     }
   }));
-  return leaks.sort();
+  return { leaks: leaks.sort(), unverified: unverified.sort() };
 }
 
-/** 0 every selected case passed (skips and known failures allowed), 1 otherwise. */
+/** True when this result makes the run fail: a failure or error not listed as known, or an unexpected pass. */
+export function failsRun(r: CaseResult): boolean {
+  return ((r.status === 'failed' || r.status === 'errored') && !r.knownFailure) || !!r.unexpectedPass;
+}
+
+/**
+ * 0 every selected case passed (skips, warnings and known failures allowed), 1 otherwise. A cleanup
+ * that could not be verified (`cleanupUnverified`) is reported but is no leak, and does not count. The CLI
+ * maps an interrupted run to 130/143 before asking this.
+ */
 export function exitCodeFor(report: RunReport): 0 | 1 {
-  const bad = report.cases.some((r) => ((r.status === 'failed' || r.status === 'errored') && !r.knownFailure) || r.unexpectedPass);
-  return bad || report.leaks.length > 0 || report.interrupted ? 1 : 0;
+  return report.cases.some(failsRun) || report.leaks.length > 0 || report.interrupted ? 1 : 0;
 }

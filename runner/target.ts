@@ -1,12 +1,30 @@
 // Reaching the target before any case runs, so that a wrong URL is one clear message (exit 3),
-// not forty errored cases.
-import { ApiClient, createDispatcher, describeError, errorCode, type TargetConnection } from './client.js';
+// not forty errored cases; and the same for credentials the target rejects (exit 2).
+import { ApiClient, createDispatcher, describeError, errorCode, ResponseTooLargeError, type ApiResponse, type TargetConnection } from './client.js';
+import { TargetAccessError, TargetUnreachableError } from './errors.js';
 
-export class TargetUnreachableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'TargetUnreachableError';
-  }
+export { TargetAccessError, TargetUnreachableError };
+
+/** What credentials the connection carries, for messages. */
+function credentialsGiven(conn: TargetConnection): string {
+  const parts = [conn.token && 'a bearer token', conn.certPem && 'a client certificate'].filter(Boolean);
+  return parts.length ? `sent ${parts.join(' and ')}` : 'no credentials were given';
+}
+
+/** 401: authentication failed. */
+export function rejectedCredentials(conn: TargetConnection, request: string): TargetAccessError {
+  return new TargetAccessError(
+    `the target rejected the credentials: pass --token or --kubeconfig (or --token-file) with credentials ${conn.baseUrl} accepts (401 Unauthorized on ${request}; ${credentialsGiven(conn)})`,
+  );
+}
+
+/** 403: authenticated (or anonymous) but not allowed what the run needs. */
+export function permissionDenied(conn: TargetConnection, permission: string, doing: string, res: ApiResponse): TargetAccessError {
+  const said = typeof res.json?.message === 'string' ? `: ${res.json.message}` : '';
+  const who = conn.token || conn.certPem ? 'the user of these credentials' : 'anonymous requests (no credentials were given: pass --token or --kubeconfig)';
+  return new TargetAccessError(
+    `the target denied ${doing} (403 Forbidden${said}). The run needs permission to \`${permission}\` for ${who}; grant it (the run also creates, reads and deletes objects of every kind it checks) or pass other credentials`,
+  );
 }
 
 /** Any HTTP answer counts as reachable; only a connection or TLS failure or silence does not. */
@@ -19,15 +37,41 @@ export async function probeComponent(name: string, conn: TargetConnection, timeo
   return probe(conn, '/healthz', `component "${name}"`, `--metrics ${name}=<url>`, timeoutMs);
 }
 
+/**
+ * The credentials, on a simple authenticated read (GET /api, API discovery, which upstream grants
+ * every authenticated user): 401 means the target does not accept them, 403 that they (or anonymous
+ * requests, without any) may not even discover the API. Both throw TargetAccessError. Reachability
+ * is probeTarget's job: call that first.
+ */
+export async function checkCredentials(conn: TargetConnection, timeoutMs = 10_000): Promise<void> {
+  const dispatcher = createDispatcher(conn);
+  try {
+    let res: ApiResponse;
+    try {
+      res = await new ApiClient(conn, dispatcher).get('/api', { timeoutMs });
+    } catch (err) {
+      // Whatever else goes wrong here (a huge body, a reset) is for the cases to report.
+      if (err instanceof ResponseTooLargeError) return;
+      throw new TargetUnreachableError(`cannot read ${conn.baseUrl}/api: ${describeError(err)}`);
+    }
+    if (res.status === 401) throw rejectedCredentials(conn, 'GET /api');
+    if (res.status === 403) throw permissionDenied(conn, 'get /api', 'API discovery, GET /api', res);
+  } finally {
+    await dispatcher.close().catch(() => undefined);
+  }
+}
+
 async function probe(conn: TargetConnection, path: string, what: string, option: string, timeoutMs: number): Promise<void> {
   const dispatcher = createDispatcher(conn);
   try {
     await new ApiClient(conn, dispatcher).get(path, { timeoutMs });
   } catch (err) {
+    // The target answered, with more than the runner reads: reachable all the same.
+    if (err instanceof ResponseTooLargeError) return;
     const code = errorCode(err);
     const why = code ? describeError(err) : (err as Error)?.name === 'TimeoutError' || (err as Error)?.name === 'AbortError' ? `no answer within ${timeoutMs / 1000}s` : describeError(err);
     throw new TargetUnreachableError(
-      `cannot reach ${what} at ${conn.baseUrl}: ${why}. Check ${option}, that the server is running and listening there, and the TLS options (--ca, --insecure-skip-tls-verify).`,
+      `cannot reach ${what} at ${conn.baseUrl}: ${why}. Check ${option}, that the server is running and listening there, and the TLS options (--ca, --insecure-skip-tls-verify, --kubeconfig).`,
     );
   } finally {
     await dispatcher.close().catch(() => undefined);

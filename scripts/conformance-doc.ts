@@ -4,31 +4,32 @@ import type { Case } from '../suites/case.js';
 import type { Requirement, SpecDoc } from '../suites/requirements/types.js';
 import { SPEC_DOC_TITLES } from '../suites/requirements/types.js';
 import type { CaseResult } from '../runner/results.js';
+import { byRequirement, requirementResult } from '../reporters/coverage.js';
+import { compareSections } from '../reporters/grouping.js';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 
-function sectionOrder(a: string, b: string): number {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? -1) - (pb[i] ?? -1);
-    if (d !== 0) return d;
-  }
-  return 0;
-}
-
-/** The reference's verdict on one requirement, from the results of the cases that cover it. */
+/** The reference's verdict on one requirement: the shared per-requirement result (reporters/coverage.ts). */
 function verdict(results: CaseResult[]): string {
   if (results.length === 0) return '—';
-  const bad = results.filter((r) => r.status === 'failed' || r.status === 'errored');
-  if (bad.length) return `FAIL (${bad.map((r) => `\`${r.id}\``).join(', ')})`;
-  if (results.every((r) => r.status === 'skipped')) return 'skipped';
-  return 'pass';
+  const ids = (statuses: string[]) => results.filter((r) => statuses.includes(r.status)).map((r) => `\`${r.id}\``).join(', ');
+  switch (requirementResult(results, true)) {
+    case 'failed':
+    case 'errored':
+      return `FAIL (${ids(['failed', 'errored'])})`;
+    case 'warned':
+      return `warning (${ids(['warned'])})`;
+    case 'interrupted':
+      return 'interrupted';
+    case 'skipped':
+      return 'skipped';
+    default:
+      return 'pass';
+  }
 }
 
 export function renderConformanceDoc(requirements: readonly Requirement[], cases: readonly Case[], results: readonly CaseResult[]): string {
-  const casesByReq = new Map<string, Case[]>();
-  for (const c of cases) for (const id of c.requirements) casesByReq.set(id, [...(casesByReq.get(id) ?? []), c]);
+  const casesByReq = byRequirement(cases);
   const resultById = new Map(results.map((r) => [r.id, r]));
 
   const out: string[] = [];
@@ -56,7 +57,7 @@ export function renderConformanceDoc(requirements: readonly Requirement[], cases
   for (const doc of docs) {
     out.push(`## ${doc} ${SPEC_DOC_TITLES[doc]}`, '');
     const reqs = requirements.filter((r) => r.doc === doc);
-    const sections = [...new Set(reqs.map((r) => r.section))].sort(sectionOrder);
+    const sections = [...new Set(reqs.map((r) => r.section))].sort(compareSections);
     for (const section of sections) {
       const inSection = reqs.filter((r) => r.section === section);
       out.push(`### §${section} ${inSection[0].sectionTitle}`, '');

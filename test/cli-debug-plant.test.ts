@@ -6,7 +6,7 @@ import { BIN, startServe } from './helpers/serve.js';
 const SC = '/apis/storage.orch.io/v1/storageclasses';
 
 t.test('serve --debug-plant-corrupt plants a corrupt object that only the unsafe delete removes', async (t) => {
-  const { proc: serve, url } = await startServe(t, ['--debug-plant-corrupt', `${SC}/broken`, '--debug-plant-corrupt', '/api/v1/namespaces/default/resourcequotas/q']);
+  const { proc: serve, url } = await startServe(t, ['--plain-http', '--debug-plant-corrupt', `${SC}/broken`, '--debug-plant-corrupt', '/api/v1/namespaces/default/resourcequotas/q']);
   const get = await fetch(`${url}${SC}/broken`);
   t.equal(get.status, 500);
   t.match(((await get.json()) as any).message, /corrupt object/);

@@ -13,7 +13,7 @@ const cli = (args: string[]) => execaNode(BIN, args, { reject: false, timeout: 1
 const CORRUPT = ['/apis/storage.orch.io/v1/storageclasses/facts-corrupt-a', '/apis/storage.orch.io/v1/storageclasses/facts-corrupt-b'];
 
 t.test('run --api with fact flags runs the fact cases against a serve configured to match', async (t) => {
-  const { url } = await startServe(t, ['--continue-ttl', '2s', '--compaction-interval', '1s', '--debug-fail-health-check', 'informer-sync', ...CORRUPT.flatMap((p) => ['--debug-plant-corrupt', p])]);
+  const { url } = await startServe(t, ['--plain-http', '--continue-ttl', '2s', '--compaction-interval', '1s', '--debug-fail-health-check', 'informer-sync', ...CORRUPT.flatMap((p) => ['--debug-plant-corrupt', p])]);
   const dir = mkdtempSync(join(tmpdir(), 'oc-facts-'));
   const focus = 'continue\\.(expired|valid)|expired-resource-version|errors\\.internal|unsafe-delete|failing-check|failed-zero';
   const r = await cli(['run', '--api', url, '--focus', focus, '--continue-ttl', '2s', '--compaction-interval', '1s', '--failing-health-check', 'readyz/informer-sync', ...CORRUPT.flatMap((p) => ['--corrupt-object', p]), '--reporter', `json=${dir}/r.json`]);

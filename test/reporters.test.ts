@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { parse as parseYaml } from 'yaml';
-import type { CaseResult, RunReport } from '../runner/results.js';
+import type { RunReport } from '../runner/results.js';
 import { UsageError } from '../runner/errors.js';
 import { REPORTER_NAMES, createReporter, renderReport } from '../reporters/index.js';
 import { ConsoleReporter, renderConsole } from '../reporters/console.js';
@@ -15,107 +15,17 @@ import { renderMarkdown } from '../reporters/markdown.js';
 import { renderHtml } from '../reporters/html.js';
 import { compareSections, groupBySpec } from '../reporters/grouping.js';
 import { splitCodeSpans } from '../reporters/format.js';
-import { requirementById } from '../suites/requirements/index.js';
+import { REQUIREMENTS, requirementById } from '../suites/requirements/index.js';
+import { computeCoverage, specOutline } from '../reporters/coverage.js';
+import { buildRunSelection } from '../runner/selection.js';
+import { ALL_CASES } from '../suites/index.js';
+import type { Requirement } from '../suites/requirements/index.js';
 
-// ---------------------------------------------------------------------------------------------
-// A synthetic run covering every outcome.
-
-const NASTY = `value <&"'> with\u0001control`;
-const REQ_DEFAULT = '000-2.2-reclaim-policy-default';
-const REQ_NOT_FOUND = '000-7-status-not-found';
-const REQ_MISSING_2_10 = '000-2.10-surely-not-in-catalogue';
-const REQ_MISSING_4 = '000-4-surely-not-in-catalogue-either';
-
-function kase(over: Partial<CaseResult> & Pick<CaseResult, 'id' | 'status'>): CaseResult {
-  return {
-    title: `title of ${over.id}`,
-    suite: 'storageclass',
-    requirements: [REQ_DEFAULT],
-    spec: { doc: '000', section: '2.2' },
-    level: 'MUST',
-    impact: 'cluster-scoped',
-    durationMs: 12,
-    message: '',
-    exchanges: [],
-    ...over,
-  };
-}
-
-const passed = kase({ id: 'api.storageclass.reclaim-policy.default', status: 'passed', title: 'reclaimPolicy defaults to Delete' });
-const failed = kase({
-  id: 'api.status.not-found',
-  status: 'failed',
-  suite: 'status',
-  title: 'GET of a missing object <script>alert("t")</script>',
-  requirements: [REQ_NOT_FOUND],
-  spec: { doc: '000', section: '7' },
-  message: `status mismatch: ${NASTY}`,
-  expected: '404 with a Status body, reason "NotFound"',
-  actual: '200 <b>&amp;</b>',
-  exchanges: [
-    {
-      method: 'GET',
-      url: 'http://127.0.0.1:8080/api/v1/namespaces/x/pods/missing?a=<1>&b=2',
-      requestHeaders: { accept: 'application/json', authorization: 'Bearer secret-token-123' },
-      status: 200,
-      responseHeaders: { 'content-type': 'application/json', 'x-note': 'bell\u0007here' },
-      responseBody: '{"kind":"Pod","note":"<script>alert(1)</script> & \\u0007 done"}',
-      durationMs: 3,
-    },
-  ],
-});
-const errored = kase({
-  id: 'api.storageclass.list',
-  status: 'errored',
-  requirements: [REQ_MISSING_2_10],
-  spec: { doc: '000', section: '2.10' },
-  message: 'connect ECONNREFUSED 127.0.0.1:8080',
-  exchanges: [
-    {
-      method: 'POST',
-      url: 'http://127.0.0.1:8080/apis/storage.orch.io/v1/storageclasses',
-      requestHeaders: { 'content-type': 'application/json' },
-      requestBody: '{"kind":"StorageClass"}',
-      error: 'ECONNREFUSED',
-      durationMs: 1,
-    },
-  ],
-});
-const skipped = kase({ id: 'api.storageclass.gated', status: 'skipped', message: 'feature gate Foo is off', durationMs: 0 });
-const known = kase({
-  id: 'api.status.known',
-  status: 'failed',
-  suite: 'status',
-  requirements: [REQ_NOT_FOUND],
-  spec: { doc: '000', section: '7' },
-  message: 'still broken',
-  expected: 'a',
-  actual: 'b',
-  knownFailure: { reason: 'upstream bug #123' },
-});
-const unexpected = kase({
-  id: 'api.quota.fixed',
-  status: 'passed',
-  suite: 'quota',
-  requirements: [REQ_MISSING_4],
-  spec: { doc: '000', section: '4' },
-  // As the runner records it: the expect file's reason goes into the message.
-  message: 'unexpected pass: listed as a known failure ("was broken"); remove it from the expect file',
-  unexpectedPass: true,
-});
-
-const report: RunReport = {
-  tool: 'orch-conformance',
-  version: '0.1.0',
-  target: { api: 'http://127.0.0.1:8080', embedded: false },
-  runId: 'run-abc123',
-  startedAt: '2025-01-02T03:04:05.000Z',
-  durationMs: 4321,
-  summary: { total: 6, passed: 2, failed: 2, skipped: 1, errored: 1 },
-  cases: [passed, failed, errored, skipped, known, unexpected],
-  leaks: ['/apis/storage.orch.io/v1/storageclasses/leaked-<1>'],
-  interrupted: false,
-};
+// A synthetic run covering every outcome (test/helpers/report-fixture.ts).
+import {
+  REQ_DEFAULT, REQ_NOT_FOUND, REQ_MISSING_2_10, kase, passed, failed, errored, skipped, known, unexpected, report,
+  warned, interrupted, passingWithWarning,
+} from './helpers/report-fixture.js';
 
 // ---------------------------------------------------------------------------------------------
 // A tiny XML well-formedness checker that builds a tree (elements, attributes, text).
@@ -212,11 +122,33 @@ t.test('the XML checker itself rejects broken documents', async (t) => {
 
 // ---------------------------------------------------------------------------------------------
 
-t.test('json round-trips to the same report', async (t) => {
-  const text = renderJson(report);
-  t.same(JSON.parse(text), JSON.parse(JSON.stringify(report)));
-  t.strictSame(JSON.parse(text), report);
+t.test('json round-trips to the same report; coverage is added when missing and kept when present', async (t) => {
+  const recorded = { ...passingWithWarning(), coverage: computeCoverage(passingWithWarning().cases) };
+  const text = renderJson(recorded);
+  t.strictSame(JSON.parse(text), JSON.parse(JSON.stringify(recorded)));
   t.match(text, /^\{\n {2}"tool": "orch-conformance",/);
+  // A report written before coverage existed gets it computed from its cases.
+  const old = JSON.parse(renderJson(report)) as RunReport;
+  t.strictSame({ ...old, coverage: undefined }, { ...JSON.parse(JSON.stringify(report)), coverage: undefined });
+  t.same(old.coverage, computeCoverage(report.cases));
+  // A saved coverage is used as saved (re-rendering must not recompute against a newer catalogue).
+  const doctored: RunReport = { ...recorded, coverage: { ...recorded.coverage, total: { ...recorded.coverage.total, requirements: 99999 } } };
+  t.equal((JSON.parse(renderJson(doctored)) as RunReport).coverage!.total.requirements, 99999);
+  t.match(renderHtml(doctored), '<th>All sections</th><td class="n n-requirements">99999</td>');
+  t.match(renderMarkdown(doctored), '| **All sections** | 99999 |');
+});
+
+t.test('json: the selection as recorded', async (t) => {
+  const r = JSON.parse(renderJson(passingWithWarning())) as RunReport;
+  t.same(r.selection, {
+    focus: 'storageclass|status', suites: [], facts: [{ fact: 'continueTtl', flag: '--continue-ttl', value: '300s' }, { fact: 'authentication', flag: '--token' }],
+    gates: { ShardedListAndWatch: true }, expect: { file: 'known.yaml', entries: { 'api.status.known': 'upstream bug #123' } },
+    strict: false, selectedCases: 3, totalCases: 700, partial: true,
+  });
+  t.same(r.summary, { total: 3, passed: 1, failed: 0, warned: 1, skipped: 1, errored: 0, interrupted: 0, knownFailures: 0, unexpectedPasses: 0 });
+  const w = r.cases.find((c) => c.status === 'warned')!;
+  t.equal(w.expected, warned.expected);
+  t.equal(w.actual, warned.actual);
 });
 
 t.test('junit: well-formed, counts, escaping', async (t) => {
@@ -276,7 +208,7 @@ t.test('junit: interruption and leaks fail the run, so CI is not green', async (
   const clean: RunReport = {
     ...report,
     cases: [passed, skipped, known],
-    summary: { total: 3, passed: 1, failed: 1, skipped: 1, errored: 0 },
+    summary: { total: 3, passed: 1, failed: 0, warned: 0, skipped: 1, errored: 0, interrupted: 0, knownFailures: 1, unexpectedPasses: 0 },
     leaks: [],
   };
   const green = parseXml(renderJunit(clean));
@@ -291,9 +223,12 @@ t.test('tap 14: plan, test points, directives, diagnostics', async (t) => {
   const tap = renderTap(report);
   const lines = tap.split('\n');
   t.equal(lines[0], 'TAP version 14');
-  t.ok(lines.includes('1..6'));
+  t.ok(lines.includes('1..7'), 'the plan counts the cleanup test point');
   const points = lines.filter((l) => /^(not )?ok \d+ /.test(l));
-  t.equal(points.length, 6);
+  t.equal(points.length, 7);
+  t.equal(points[6], 'not ok 7 - run: cleanup left objects behind', 'a leak is a failing test point after the cases');
+  t.match(tap, /not ok 7 - run: cleanup left objects behind\n {2}---\n[\s\S]*leaked-<1>[\s\S]*\n {2}\.\.\./);
+  t.match(tap, '# 1 passed, 1 failed, 1 errored, 1 skipped, 1 known failure, 1 unexpected pass; 6 total in 4.3s');
   t.equal(points[0], `ok 1 - ${passed.id}: ${passed.title}`);
   t.match(points[1], /^not ok 2 - api\.status\.not-found: /);
   t.match(points[2], /^not ok 3 - api\.storageclass\.list: /);
@@ -356,10 +291,12 @@ t.test('grouping: numeric section order, catalogue lookup, missing requirements'
 /** A subtest's `t`. */
 type T = Parameters<Parameters<typeof t.test>[0]>[0];
 
-function checkAuditorReport(t: T, text: string, headings: RegExp): void {
-  // Section headings appear in numeric order.
-  const order = [...text.matchAll(headings)].map((m) => m[1]);
-  t.same(order, ['2.2', '2.10', '4', '7'], 'sections in numeric order');
+function checkAuditorReport(t: T, text: string, headings: RegExp, doc000: (text: string) => string): void {
+  // Section headings of doc 000 appear in numeric order: every catalogue section, and 2.10 that only a case names.
+  const order = [...doc000(text).matchAll(headings)].map((m) => m[1]!);
+  t.same(order, [...order].sort(compareSections), 'sections in numeric order');
+  const catalogue = [...new Set(REQUIREMENTS.filter((r) => r.doc === '000').map((r) => r.section))];
+  t.same([...order].sort(compareSections), [...new Set([...catalogue, '2.10'])].sort(compareSections), 'every catalogue section, and the one only a case names');
   t.match(text, 'Control-plane resource API');
   for (const id of [REQ_DEFAULT, REQ_NOT_FOUND]) t.ok(text.includes(id), `mentions ${id}`);
   t.ok(text.includes(REQ_MISSING_2_10));
@@ -389,9 +326,9 @@ function checkRequirementTexts(t: T, text: string): void {
 
 t.test('markdown report', async (t) => {
   const md = renderMarkdown(report);
-  checkAuditorReport(t, md, /^### ([\d.]+)/gm);
+  checkAuditorReport(t, md, /^### ([\d.]+)/gm, (x) => x.slice(x.indexOf('## 000:'), x.indexOf('## 001:')));
   t.match(md, /^## 000: Control-plane resource API$/m);
-  t.match(md, /\| Verdict \| \*\*FAIL\*\*/);
+  t.match(md, /^# Conformance report: [^\n]*\n\n\*\*Verdict: FAIL\*\*: 2 cases failed or errored, 1 known failure passed, 1 object left behind\n/, 'opens with the verdict');
   checkRequirementTexts(t, md);
   // The failure's exchange, with request and response.
   t.match(md, '`GET http://127.0.0.1:8080/api/v1/namespaces/x/pods/missing?a=<1>&b=2` → **200**');
@@ -405,7 +342,7 @@ t.test('markdown report', async (t) => {
 
 t.test('html report: self-contained, escaped, well-formed', async (t) => {
   const html = renderHtml(report);
-  checkAuditorReport(t, html, /<h3 id="[^"]*">([\d.]+)/g);
+  checkAuditorReport(t, html, /<h3 id="[^"]*">([\d.]+)/g, (x) => x.slice(x.indexOf('id="doc-000"'), x.indexOf('id="doc-001"')));
   t.ok(html.startsWith('<!DOCTYPE html>'));
   t.doesNotThrow(() => parseXml(html), 'balanced, properly escaped markup');
   t.notMatch(html, /<script/i, 'no script element from data');
@@ -448,13 +385,14 @@ t.test('console reporter (not a TTY)', async (t) => {
   t.notMatch(text, /\u001b\[/, 'no colour without a TTY');
   t.notMatch(text, /\[\d+\/6\]/, 'no progress counter without a TTY');
   t.match(text, `${skipped.id} (0ms) skipped: feature gate Foo is off`);
-  t.match(text, '2 passed, 2 failed, 1 errored, 1 skipped; 6 total in 4.3s');
+  t.match(text, '\n1 passed, 1 failed, 1 errored, 1 skipped, 1 known failure, 1 unexpected pass; 6 total in 4.3s\n', 'each bucket once, adding up to the total');
+  t.notMatch(text, 'not counted');
   t.match(text, `expected: ${failed.expected}`);
   t.match(text, `actual:   ${failed.actual}`);
   t.match(text, `requirements: ${REQ_NOT_FOUND}; spec 000 §7`);
   t.match(text, 'last exchange: GET http://127.0.0.1:8080/api/v1/namespaces/x/pods/missing?a=<1>&b=2 -> 200 (3ms)');
   t.match(text, 'last exchange: POST http://127.0.0.1:8080/apis/storage.orch.io/v1/storageclasses -> no response: ECONNREFUSED');
-  t.match(text, /Known failures \(not counted\):\n.*api\.status\.known: upstream bug #123/);
+  t.match(text, /Known failures \(listed in the expect file; they do not fail the run\):\n.*api\.status\.known: upstream bug #123/);
   t.match(text, /Unexpected passes.*\n.*api\.quota\.fixed/);
   t.match(text, 'leaked-<1>');
   t.match(text, 'FAIL');
@@ -465,7 +403,7 @@ t.test('console reporter (not a TTY)', async (t) => {
   const interrupted = await drive(new Capture(false), { ...report, interrupted: true });
   t.match(interrupted, 'Interrupted');
   t.equal(renderConsole(report), renderReport('console', report));
-  t.match(renderConsole(report), '2 passed, 2 failed');
+  t.match(renderConsole(report), '1 passed, 1 failed');
 });
 
 t.test('console reporter on a TTY: progress counter, colours unless NO_COLOR', async (t) => {
@@ -505,11 +443,150 @@ t.test('createReporter', async (t) => {
   const path = join(dir, 'x', 'y.json');
   const stdout = new Capture();
   await createReporter(`json=${path}`, { stdout }).end(report);
-  t.strictSame(JSON.parse(await readFile(path, 'utf8')), report);
+  t.strictSame(JSON.parse(await readFile(path, 'utf8')), JSON.parse(renderJson(report)));
   t.equal(stdout.data, '', 'nothing on stdout when writing a file');
 
   const out = new Capture();
   await createReporter('tap', { stdout: out }).end(report);
   t.equal(out.data, renderTap(report));
   for (const name of REPORTER_NAMES) t.type(renderReport(name, report), 'string');
+});
+
+// ---------------------------------------------------------------------------------------------
+// Selection, coverage, warnings and partial runs.
+
+t.test('coverage: per section, the worst result of the cases naming each requirement', async (t) => {
+  const req = (id: string, section: string): Requirement => ({ id, doc: '000', section, sectionTitle: `S${section}`, level: 'MUST', source: 'spec', text: id });
+  const catalogue = [req('a', '1'), req('b', '1'), req('c', '1'), req('d', '2'), req('e', '2'), req('f', '10'), req('g', '2')];
+  // The kit: cases naming a..f; nothing names g.
+  const kit = [{ requirements: ['a', 'b'] }, { requirements: ['c'] }, { requirements: ['d', 'e', 'f'] }];
+  const results = [
+    kase({ id: 'x1', status: 'passed', requirements: ['a'] }),
+    kase({ id: 'x2', status: 'warned', requirements: ['a', 'b'] }), // a: passed + warned -> warned
+    kase({ id: 'x3', status: 'skipped', requirements: ['b'] }), // b: warned (the skip checked nothing)
+    kase({ id: 'x4', status: 'skipped', requirements: ['c'] }), // c: skipped, its only case
+    kase({ id: 'x5', status: 'passed', requirements: ['d', 'not-in-catalogue'] }),
+    kase({ id: 'x6', status: 'failed', requirements: ['d'], knownFailure: { reason: 'r' } }), // a known failure still fails the rule
+  ];
+  const cov = computeCoverage(results, catalogue, kit);
+  t.same(cov.sections.map((s) => s.section), ['1', '2', '10'], 'numeric section order');
+  t.match(cov.sections[0], { doc: '000', title: 'S1', requirements: 3, covered: 3, passed: 0, warned: 2, skipped: 1, failed: 0, notRun: 0, notCovered: 0 });
+  t.match(cov.sections[1], { requirements: 3, covered: 2, failed: 1, notRun: 1, notCovered: 1, notRunIds: ['e'], notCoveredIds: ['g'] });
+  t.match(cov.sections[2], { requirements: 1, covered: 1, notRun: 1, notRunIds: ['f'] });
+  t.same(cov.total, { requirements: 7, covered: 6, passed: 0, failed: 1, errored: 0, warned: 2, interrupted: 0, skipped: 1, notRun: 2, notCovered: 1 });
+  const buckets = ['passed', 'failed', 'errored', 'warned', 'interrupted', 'skipped', 'notRun', 'notCovered'] as const;
+  t.equal(buckets.reduce((n, k) => n + cov.total[k], 0), cov.total.requirements, 'every requirement in exactly one bucket');
+  // Against the real catalogue and kit: what CONFORMANCE.md counts.
+  const real = computeCoverage([]);
+  t.equal(real.total.requirements, REQUIREMENTS.length);
+  t.equal(real.total.notRun + real.total.notCovered, REQUIREMENTS.length, 'no results: everything is not run or not covered');
+  t.equal(real.total.covered, real.total.notRun);
+});
+
+t.test('selection: what the operator asked for, and whether it is partial', async (t) => {
+  const all = ALL_CASES;
+  const some = all.filter((c) => c.suite === all[0]!.suite);
+  const sel = buildRunSelection({
+    focus: 'x', suite: ['a,b', ' c'], level: 'MUST', gates: { ...Object.fromEntries(Object.entries((await import('../runner/gates.js')).defaultGates())), ShardedListAndWatch: true },
+    facts: { continueTtlSeconds: 300, corruptObjects: ['/p/1', '/p/2'], failingHealthCheck: { endpoint: 'readyz', check: 'etcd' }, authentication: true },
+    expectFile: 'known.yaml', expectations: new Map([['id1', 'why']]), strict: true, selected: some, all,
+  });
+  t.same(sel, {
+    focus: 'x', level: 'MUST', suites: ['a', 'b', 'c'], gates: { ShardedListAndWatch: true },
+    facts: [
+      { fact: 'continueTtl', flag: '--continue-ttl', value: '300s' },
+      { fact: 'corruptObject', flag: '--corrupt-object', value: '/p/1' },
+      { fact: 'corruptObject', flag: '--corrupt-object', value: '/p/2' },
+      { fact: 'failingHealthCheck', flag: '--failing-health-check', value: 'readyz/etcd' },
+      { fact: 'authentication', flag: '--token' },
+    ],
+    expect: { file: 'known.yaml', entries: { id1: 'why' } },
+    strict: true, selectedCases: some.length, totalCases: all.length, partial: true,
+  }, 'the token itself is never recorded; gates are those set against the defaults');
+  const full = buildRunSelection({ selected: all, all });
+  t.same(full, { suites: [], facts: [], strict: false, selectedCases: all.length, totalCases: all.length, partial: false });
+});
+
+t.test('console: warnings with expected vs actual, counted apart, named on the last line', async (t) => {
+  const r = passingWithWarning();
+  const text = await drive(new Capture(false), r);
+  t.match(text, /Warnings \(SHOULD rules not met; --strict makes them failures\):\n.*api\.status\.should-message/);
+  t.match(text, `expected: ${warned.expected}`);
+  t.match(text, `actual:   ${warned.actual}`);
+  t.notMatch(text, 'Failures:', 'a warning is not a failure');
+  t.match(text, '\n1 passed, 0 failed, 0 errored, 1 skipped, 1 warning; 3 total in 4.3s\n');
+  const cov = computeCoverage(r.cases).total;
+  t.match(text, `\nRequirements: ${cov.covered} of ${cov.requirements} covered by cases; in this run 1 passed, 1 warned, ${cov.notRun} not run, ${cov.notCovered} not covered\n`,
+    'the coverage line: REQ_DEFAULT passed and skipped, REQ_NOT_FOUND warned (worst), the rest not run or not covered');
+  const last = text.trimEnd().split('\n').at(-1)!;
+  t.equal(last, 'PASS with 1 warning (partial run: 3 of 700 cases selected): every case that ran passed, was skipped or is a known failure; 1 SHOULD rule not met (--strict makes it a failure)');
+  const full = renderConsole({ ...r, selection: { ...r.selection!, partial: false, selectedCases: 700 } });
+  t.match(full.trimEnd().split('\n').at(-1)!, /^PASS with 1 warning: /, 'no "partial run" when every case was selected');
+  t.notMatch(full, 'partial');
+});
+
+t.test('console: interrupted cases are reported as interrupted, never as failures', async (t) => {
+  const cases = [passed, interrupted];
+  const r: RunReport = { ...report, cases, leaks: [], interrupted: true, summary: { total: 2, passed: 1, failed: 0, warned: 0, skipped: 0, errored: 0, interrupted: 1, knownFailures: 0, unexpectedPasses: 0 } };
+  const text = renderConsole(r);
+  t.match(text, /Interrupted \(stopped with the run; no verdict on the target\):\n.*api\.storageclass\.slow/);
+  t.notMatch(text, 'Failures:');
+  t.match(text, '1 passed, 0 failed, 0 errored, 0 skipped, 1 interrupted; 2 total');
+  t.match(text.trimEnd().split('\n').at(-1)!, /^INCOMPLETE: /);
+  t.notMatch(renderMarkdown(r), 'Failures and errors');
+  t.match(renderTap(r), /ok 2 - api\.storageclass\.slow: [^\n]*# SKIP interrupted/);
+});
+
+t.test('markdown and html open with the per-section matrix, linked to the sections', async (t) => {
+  const r = passingWithWarning();
+  const coverage = computeCoverage(r.cases);
+  const md = renderMarkdown(r);
+  const html = renderHtml(r);
+  for (const [name, text, firstSection] of [['markdown', md, '<a id="doc-000">'], ['html', html, 'id="doc-000"']] as const) {
+    const m = text.indexOf('Coverage by spec section');
+    t.ok(m > 0 && m < text.indexOf(firstSection) && m < text.indexOf('Run id'), `${name}: the matrix comes first, after the verdict`);
+    t.match(text, 'partial run: 3 of 700 cases selected', `${name}: the verdict says partial run`);
+    t.match(text, '3 of 700 cases (partial run): focus /storageclass', `${name}: the selection is shown`);
+    t.match(text, '--continue-ttl 300s', `${name}: stated facts shown`);
+    t.match(text, 'known.yaml (1 entry)', `${name}: expect file shown`);
+    t.match(text, 'Warnings (SHOULD rules not met)', `${name}: a warnings section`);
+    t.match(text, 'no case of the kit checks them', `${name}: rules nothing checks are listed`);
+  }
+  // One matrix row per catalogue section, each linking to an anchor that exists.
+  const rows = [...md.matchAll(/^\| \[([^\]]+)\]\(#([^)]+)\) \|/gm)];
+  t.equal(rows.length, coverage.sections.length, 'markdown: a row per section');
+  for (const [, , id] of rows) t.ok(md.includes(`<a id="${id}"></a>`), `markdown anchor ${id} exists`);
+  const s22 = coverage.sections.find((s) => s.doc === '000' && s.section === '2.2')!;
+  t.match(md, `| [000 §2.2 StorageClass](#sec-000-2.2) | ${s22.requirements} | ${s22.covered} | 1 | 0 | 0 | 0 | 0 | ${s22.notRun} | **${s22.notCovered}** |`);
+  const s7 = coverage.sections.find((s) => s.doc === '000' && s.section === '7')!;
+  t.equal(s7.warned, 1);
+  t.match(md, new RegExp(`\\| \\[000 §7 Errors\\]\\(#sec-000-7\\) \\| ${s7.requirements} \\| ${s7.covered} \\| 0 \\| 0 \\| 0 \\| \\*\\*1\\*\\* \\|`));
+  const htmlRows = [...html.matchAll(/<tr class="section" data-doc="(\d+)" data-section="([^"]+)"><td><a href="#([^"]+)">/g)];
+  t.equal(htmlRows.length, coverage.sections.length, 'html: a row per section');
+  for (const [, , , id] of htmlRows) t.ok(html.includes(`id="${id}"`), `html anchor ${id} exists`);
+  t.match(html, /<tr class="section" data-doc="000" data-section="7">.*<td class="n n-warned">1<\/td>/);
+  t.doesNotThrow(() => parseXml(html), 'still well-formed');
+  // Every requirement of the catalogue appears once in the details: checked by cases, not run or not covered.
+  const outline = specOutline(r);
+  const shown = outline.flatMap((d) => d.sections.flatMap((s) => [...s.requirements.map((g) => g.id), ...s.notRun.map((q) => q.id), ...s.notCovered.map((q) => q.id)]));
+  t.same(new Set(shown.filter((id) => requirementById(id))).size, REQUIREMENTS.length);
+});
+
+t.test('junit and tap carry warnings with expected vs actual, counted apart', async (t) => {
+  const r = passingWithWarning();
+  const root = parseXml(renderJunit(r));
+  t.match(root.attrs, { tests: '3', failures: '0', errors: '0', skipped: '1' }, 'a warning does not turn CI red');
+  const w = all(root, 'testcase').find((c) => c.attrs.name!.startsWith(warned.id))!;
+  const out = w.children.find((c) => c.name === 'system-out')!;
+  t.match(out.text, 'WARNING (SHOULD)');
+  t.match(out.text, `expected: ${warned.expected}`);
+  t.match(out.text, `actual: ${warned.actual}`);
+  const props = Object.fromEntries(all(root, 'property').map((p) => [p.attrs.name, p.attrs.value]));
+  t.equal(props.warnings, '1');
+  t.equal(props['selection.partial'], 'true');
+  const tap = renderTap(r);
+  t.match(tap, /^ok 3 - api\.status\.should-message: [^\n]*\n {2}---\n {2}message: "warning \(SHOULD rule not met\)/m);
+  t.match(tap, `\n  actual: ${warned.actual}\n`);
+  t.match(tap, '# 1 passed, 0 failed, 0 errored, 1 skipped, 1 warning; 3 total');
+  t.match(tap, '# PASS with 1 warning (partial run: 3 of 700 cases selected)');
 });

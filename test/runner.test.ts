@@ -13,7 +13,7 @@ import { UsageError } from '../runner/errors.js';
 import { probeTarget, TargetUnreachableError } from '../runner/target.js';
 import { ALL_CASES } from '../suites/index.js';
 import { defineCase, type Case } from '../suites/case.js';
-import { fail } from '../suites/verify.js';
+import { fail, skip } from '../suites/verify.js';
 import { startReference } from '../reference/server.js';
 import { startBrokenTarget } from './helpers/broken-target.js';
 
@@ -90,7 +90,7 @@ t.test('results: gate skips, known failures, unexpected passes and exit codes', 
   t.match(by['x.gated'].message, /ShardedListAndWatch=true/);
   t.equal(by['x.crashes'].status, 'errored');
   t.match(by['x.crashes'].message, /boom/);
-  t.same(report.summary, { total: 4, passed: 1, failed: 1, skipped: 1, errored: 1 });
+  t.same(report.summary, { total: 4, passed: 1, failed: 1, warned: 0, skipped: 1, errored: 1, interrupted: 0, knownFailures: 0, unexpectedPasses: 0 });
   t.equal(exitCodeFor(report), 1);
 
   const known = await runCases({
@@ -168,7 +168,7 @@ t.test('an interrupted run skips what has not started and cleans up', async (t) 
   const later = creating('x.later');
   const report = await runCases({ cases: [slow, later], conn: { baseUrl: ref.url }, embedded: false, gates: parseGates(undefined), version: 't', interrupt: interrupt.signal, parallel: 1 });
   t.equal(report.interrupted, true);
-  t.equal(report.cases[0].status, 'errored');
+  t.equal(report.cases[0].status, 'interrupted', 'a case stopped by the interrupt is interrupted, not errored');
   t.equal(report.cases[1].status, 'skipped');
   t.same(await scNames(ref.url), []);
 });
@@ -222,4 +222,18 @@ t.test('metrics targets: ctx.component reaches each named component, apiserver d
   t.same(seen, ['api /healthz accept=(none)', 'agent /metrics accept=application/json']);
   t.same(withAgent.cases[0]!.exchanges.map((e) => e.url), [`${url(api)}/healthz`, `${url(agent)}/metrics`], 'one exchange log for the case, in order');
   t.same(withAgent.target.metrics, { agent: url(agent) });
+});
+
+t.test('a case that cannot observe its rule is skipped with the reason, not passed', async (t) => {
+  const ref = await startReference({ host: '127.0.0.1', port: 0 });
+  t.teardown(() => ref.close());
+  const unobservable = defineCase({
+    id: 'x.unobservable', title: 'skips', suite: 'x', requirements: ['000-7-status-gone'], spec: { doc: '000', section: '7' },
+    level: 'MUST', impact: 'read-only', needs: ['api'],
+    run: async () => skip('the server ignored limit'),
+  });
+  const report = await runCases({ cases: [unobservable], conn: { baseUrl: ref.url }, embedded: false, gates: parseGates(undefined), version: 't' });
+  t.equal(report.cases[0]!.status, 'skipped');
+  t.match(report.cases[0]!.message, /the server ignored limit/);
+  t.equal(exitCodeFor(report), 0);
 });

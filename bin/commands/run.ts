@@ -1,0 +1,243 @@
+// `run` and `list`: one plan of a run (selection, target, reporters, facts), checked up front, so
+// that `list` answers a bad run command line with the same usage errors as `run` itself.
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
+import { ALL_CASES } from '../../suites/index.js';
+import type { Case } from '../../suites/case.js';
+import { selectCases } from '../../runner/select.js';
+import { parseGates } from '../../runner/gates.js';
+import { FACTS, parseFacts } from '../../runner/facts.js';
+import { loadExpectations } from '../../runner/expect.js';
+import { buildRunSelection } from '../../runner/selection.js';
+import { runCases, exitCodeFor, newRunId, DEFAULT_COMPONENT } from '../../runner/run.js';
+import { runEmbedded } from '../../runner/embedded.js';
+import { checkCredentials, probeComponent, probeTarget } from '../../runner/target.js';
+import type { TargetConnection } from '../../runner/client.js';
+import { kubeconfigFile, loadKubeconfig, readTokenFile } from '../../runner/kubeconfig.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, UsageError } from '../../runner/errors.js';
+import { createReporter } from '../../reporters/index.js';
+import { EXIT } from './exit-codes.js';
+
+function select(argv: { focus?: string; skip?: string; suite?: string[]; level?: 'MUST' | 'SHOULD' }): Case[] {
+  const suites = (argv.suite ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  return selectCases(ALL_CASES, { focus: argv.focus, skip: argv.skip, suites, level: argv.level });
+}
+
+/**
+ * Everything `run` would do, checked without touching the target or writing anything: `list`
+ * answers a bad run command line with the same usage errors as `run` itself.
+ */
+function planRun(argv: any) {
+  const gates = parseGates(argv.gates);
+  const cases = select(argv);
+  const expectations = argv.expect ? loadExpectations(argv.expect, ALL_CASES) : undefined;
+  if (!Number.isInteger(argv.parallel) || argv.parallel < 1) throw new UsageError('--parallel must be a whole number of at least 1');
+  if (!(argv.timeout > 0)) throw new UsageError('--timeout must be a positive number of seconds');
+  if (argv.runId !== undefined && !/^[a-z0-9]{1,16}$/.test(argv.runId)) throw new UsageError('--run-id must be 1 to 16 lowercase letters or digits (it becomes part of object names)');
+  const reporterSpecs: string[] = argv.reporter?.length ? argv.reporter : ['console'];
+  const reporters = reporterSpecs.map((r) => createReporter(r));
+  if (cases.length === 0) throw new UsageError('no case matches the selection (see `orch-conformance list` with the same options)');
+
+  const conn = resolveTarget(argv);
+  const embedded = conn === undefined;
+  const metrics = parseMetricsTargets(argv.metrics);
+  if (embedded && metrics.length) throw new UsageError('--metrics needs --api: without --api the embedded reference is the target, and its own URL serves its metrics and debug endpoints');
+  // A token from --token-file or the kubeconfig states the authentication fact as --token does.
+  const facts = parseFacts({ ...argv, token: conn?.token });
+  const factFlags = Object.values(FACTS).map((f) => f.flag).filter((flag) => argv[flag.slice(2).replace(/-([a-z])/g, (_: string, c: string) => c.toUpperCase())] !== undefined);
+  if (embedded && factFlags.length) throw new UsageError(`${factFlags.join(', ')} ${factFlags.length > 1 ? 'describe' : 'describes'} a target given with --api: the embedded run configures its references so that every such fact holds`);
+  return { gates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts };
+}
+
+/** The exit code of a run stopped by a signal: 128 + its number, as shells report it. */
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: EXIT.interrupted, SIGTERM: EXIT.terminated };
+
+export async function cmdRun(argv: any, version: string): Promise<number> {
+  const { gates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts } = planRun(argv);
+  // Before any case: a report that cannot be written is a usage error now, not after the run.
+  checkReportPaths(reporterSpecs);
+  const interrupt = new AbortController();
+  let stoppedBy = EXIT.interrupted as number;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupt.signal.aborted) process.exit(stoppedBy);
+    stoppedBy = SIGNAL_EXIT[signal] ?? EXIT.interrupted;
+    process.stderr.write(`\ninterrupted (${signal}): stopping running cases and cleaning up (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to quit at once)\n`);
+    interrupt.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const common = {
+      expectations, reporters, interrupt: interrupt.signal, version,
+      runId: argv.runId ?? newRunId(), parallel: argv.parallel, timeoutMs: argv.timeout * 1000, strict: !!argv.strict,
+      selection: buildRunSelection({ ...argv, gates: argv.gates ? gates : undefined, facts: embedded ? undefined : facts, expectFile: argv.expect, expectations, selected: cases, all: ALL_CASES }),
+    };
+    let report;
+    if (conn === undefined) {
+      // Without --gates every case runs: a reference is started per gate set the cases need.
+      report = await runEmbedded(cases, { ...common, gates: argv.gates ? gates : undefined });
+    } else {
+      // Preflight: reachable (exit 3), then credentials the target accepts (exit 2).
+      await probeTarget(conn);
+      if (cases.some((c) => c.needs.includes('api'))) await checkCredentials(conn);
+      // Components share the API's credentials and TLS options.
+      const components = Object.fromEntries(metrics.map(([name, url]) => [name, { ...conn, baseUrl: url }]));
+      for (const [name, c] of Object.entries(components)) await probeComponent(name, c);
+      report = await runCases({ ...common, cases, conn, components, embedded, gates, facts });
+    }
+    if (report.interrupted) return stoppedBy;
+    const code = exitCodeFor(report);
+    const unverified = report.cleanupUnverified?.length ?? 0;
+    if (code !== 0) {
+      const bad = report.cases.filter((c) => (c.status === 'failed' || c.status === 'errored') && !c.knownFailure).length;
+      const surprises = report.cases.filter((c) => c.unexpectedPass).length;
+      const parts = [bad && `${bad} case(s) failed or errored`, surprises && `${surprises} known failure(s) passed (update the --expect file)`, report.leaks.length && `${report.leaks.length} object(s) left behind after cleanup`].filter(Boolean);
+      process.stderr.write(`orch-conformance: ${parts.join('; ')}. See the report for expected vs actual and the recorded exchanges.\n`);
+    }
+    if (unverified) process.stderr.write(`orch-conformance: cleanup could not be verified for ${unverified} collection(s) (not counted as left behind; check them by hand): ${report.cleanupUnverified.join('; ')}\n`);
+    return code;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** `--api` (or the kubeconfig's server) must say http:// or https://: `127.0.0.1:6443` is no URL. */
+function checkApiUrl(url: string, from: string): void {
+  if (!/^https?:\/\/[^/]/i.test(url)) {
+    const hint = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? 'the scheme must be http or https' : `give the scheme, e.g. https://${url} (or http://${url} for a plain-HTTP server)`;
+    throw new UsageError(`${from} ${url}: not an http(s) URL; ${hint}`);
+  }
+  try {
+    new URL(url);
+  } catch {
+    throw new UsageError(`${from} ${url}: not a valid URL`);
+  }
+}
+
+/**
+ * The target connection from --api and friends, over a kubeconfig's context when one is named
+ * (explicit flags win, field by field); undefined for the embedded reference.
+ */
+function resolveTarget(argv: any): TargetConnection | undefined {
+  const file = kubeconfigFile(argv.kubeconfig, argv.context);
+  const kc = file === undefined ? undefined : loadKubeconfig(file, argv.context);
+  if (argv.token !== undefined && argv.tokenFile !== undefined) throw new UsageError('--token and --token-file: give one of them');
+  const api: string | undefined = argv.api ?? kc?.server;
+  if (api === undefined) {
+    const stray = ['token', 'token-file', 'ca', 'insecure-skip-tls-verify', 'max-response-bytes'].filter((f) => argv[f] !== undefined);
+    if (stray.length) throw new UsageError(`${stray.map((f) => `--${f}`).join(', ')} describe${stray.length > 1 ? '' : 's'} a target: give it with --api or --kubeconfig (without them the embedded reference is the target)`);
+    return undefined;
+  }
+  checkApiUrl(api, argv.api !== undefined ? '--api' : `--kubeconfig ${file} (context "${kc!.context}") server`);
+  const max = argv.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  if (!Number.isInteger(max) || max < 1024) throw new UsageError('--max-response-bytes must be a whole number of bytes, at least 1024');
+  const token = argv.token ?? (argv.tokenFile !== undefined ? readTokenFile(argv.tokenFile, '--token-file') : kc?.token);
+  return {
+    baseUrl: api,
+    token: token || undefined,
+    caPem: readCa(argv.ca) ?? kc?.caPem,
+    insecureSkipTlsVerify: argv.insecureSkipTlsVerify ?? kc?.insecureSkipTlsVerify,
+    certPem: kc?.certPem,
+    keyPem: kc?.keyPem,
+    maxResponseBytes: max,
+  };
+}
+
+/**
+ * mkdir -p, one level at a time: Node's recursive mkdirSync never returns under /proc and
+ * similar file systems, where a missing directory can never be created.
+ */
+function makeDirs(dir: string): void {
+  if (existsSync(dir)) return;
+  makeDirs(dirname(dir));
+  mkdirSync(dir);
+}
+
+/**
+ * Every report path (`--reporter name=path`) can be created and written, checked before the first
+ * case runs: a typo in a path must not cost a whole run. Directories are created as the reporter
+ * would; a file that did not exist is removed again.
+ */
+function checkReportPaths(specs: readonly string[]): void {
+  const seen = new Map<string, string>();
+  for (const spec of specs) {
+    const eq = spec.indexOf('=');
+    if (eq === -1) continue;
+    const path = spec.slice(eq + 1);
+    if (path === '-') continue;
+    const abs = resolvePath(path);
+    if (seen.has(abs)) throw new UsageError(`--reporter ${spec}: ${path} is also the path of --reporter ${seen.get(abs)}`);
+    seen.set(abs, spec);
+    const fail = (err: unknown): never => {
+      throw new UsageError(`--reporter ${spec}: cannot write ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    };
+    if (existsSync(abs) && statSync(abs).isDirectory()) throw new UsageError(`--reporter ${spec}: ${path} is a directory; give a file name`);
+    try {
+      makeDirs(dirname(abs));
+    } catch (err) {
+      fail(err);
+    }
+    const existed = existsSync(abs);
+    try {
+      closeSync(openSync(abs, 'a'));
+    } catch (err) {
+      fail(err);
+    }
+    if (!existed) rmSync(abs, { force: true });
+  }
+}
+
+/** The `--ca` file's PEM text, read once up front so that a bad path is a usage error. */
+function readCa(path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--ca ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--ca ${path}: not a PEM certificate file`);
+  return pem;
+}
+
+/** `--metrics name=url` values: component names are unique lowercase words, URLs http(s). */
+function parseMetricsTargets(values: string[] | undefined): Array<[string, string]> {
+  const out = new Map<string, string>();
+  for (const v of values ?? []) {
+    const m = /^([a-z0-9][a-z0-9-]*)=(.+)$/.exec(v);
+    if (!m) throw new UsageError(`--metrics ${v}: want name=url, e.g. apiserver=https://10.0.0.1:6443 (name: lowercase letters, digits and '-')`);
+    const [, name, url] = m as unknown as [string, string, string];
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new UsageError(`--metrics ${v}: "${url}" is not a URL`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--metrics ${v}: the URL must be http or https`);
+    if (out.has(name)) throw new UsageError(`--metrics: component "${name}" given twice`);
+    out.set(name, url);
+  }
+  return [...out];
+}
+
+export function cmdList(argv: any): number {
+  // The same checks as `run`, so a run's command line can be copied here as it is.
+  const { cases } = planRun(argv);
+  const rows = cases.map((c) => ({
+    id: c.id, title: c.title, suite: c.suite, requirements: c.requirements, spec: c.spec, level: c.level,
+    gates: c.gates ?? {}, impact: c.impact, needs: c.needs, facts: c.facts ?? [],
+    ...(c.needs.includes('metrics') ? { components: c.components ?? [DEFAULT_COMPONENT] } : {}),
+  }));
+  if (argv.json) {
+    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  for (const r of rows) {
+    const gates = Object.entries(r.gates).map(([k, v]) => `${k}=${v}`).join(',');
+    const facts = r.facts.map((f) => FACTS[f].flag).join(' ');
+    process.stdout.write(`${r.id}\n    ${r.level} ${r.spec.doc} §${r.spec.section}  ${r.impact}  ${r.requirements.join(', ')}${gates ? `  gates: ${gates}` : ''}${facts ? `  needs: ${facts}` : ''}\n    ${r.title}\n`);
+  }
+  process.stdout.write(`${rows.length} case(s)\n`);
+  return EXIT.ok;
+}

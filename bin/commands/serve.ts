@@ -1,0 +1,89 @@
+// `serve`: the reference implementation, HTTPS by default, until SIGINT or SIGTERM.
+import { startReference } from '../../reference/server.js';
+import { parseDurationMs } from '../../reference/duration.js';
+import { FeatureGates, FeatureGateError } from '../../reference/features.js';
+import { apiServerHealthChecks } from '../../reference/apiserver/debug-endpoints.js';
+import { serveTls, TlsConfigError } from '../../reference/tls.js';
+import { authFromFlags, AuthFlagError } from '../../reference/apiserver/auth/serve-flags.js';
+import { UsageError } from '../../runner/errors.js';
+import { EXIT } from './exit-codes.js';
+
+/** The API server's health check names (the checks themselves are never run here). */
+const API_SERVER_CHECK_NAMES = [...new Set(Object.values(apiServerHealthChecks({
+  storage: undefined as never, registered: () => true, controllersStarted: () => true, shuttingDown: () => false,
+})).flat().map((c) => c.name))];
+
+/** A `serve` duration option (`30s`, `5m`, `1h`) in seconds; undefined when not given. */
+function durationSeconds(value: unknown, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = parseDurationMs(String(value));
+  if (ms === undefined || ms <= 0) throw new UsageError(`${flag} ${String(value)}: want a positive duration such as 500ms, 30s, 5m or 1h`);
+  return ms / 1000;
+}
+
+/** Why the reference could not listen, in words rather than the system's error code. */
+function startFailure(err: NodeJS.ErrnoException): string {
+  switch (err.code) {
+    case 'EADDRINUSE': return 'port in use: another process listens there; stop it or pick another --api-port (0 picks a free one)';
+    case 'EACCES': return 'permission denied: ports below 1024 need privileges; pick another --api-port';
+    case 'EADDRNOTAVAIL': return 'this machine has no such address: check --host';
+    case 'ENOTFOUND': return 'no such host name: check --host';
+    default: return err.message;
+  }
+}
+
+/** `flags`: every serve flag and its value, for /flagz. */
+export async function cmdServe(argv: any, flags: Record<string, string>): Promise<number> {
+  if (argv.storage !== 'memory') throw new UsageError(`--storage ${argv.storage}: only "memory" is available`);
+  const port = Number(argv.apiPort);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--api-port must be a port number (0 picks a free one)');
+  let featureGates;
+  try {
+    featureGates = FeatureGates.parse(argv.featureGates).all();
+  } catch (err) {
+    if (err instanceof FeatureGateError) throw new UsageError(`--feature-gates: ${err.message}`);
+    throw err;
+  }
+  const continueTtl = durationSeconds(argv.continueTtl, '--continue-ttl');
+  const compactionInterval = durationSeconds(argv.compactionInterval, '--compaction-interval');
+  const healthFaults = argv.debugFailHealthCheck?.length ? new Map<string, string>(argv.debugFailHealthCheck.map((c: string) => [c, 'failed on purpose (serve --debug-fail-health-check)'])) : undefined;
+  for (const name of healthFaults?.keys() ?? []) {
+    if (!API_SERVER_CHECK_NAMES.includes(name)) throw new UsageError(`--debug-fail-health-check ${name}: no such check; checks: ${API_SERVER_CHECK_NAMES.join(', ')}`);
+  }
+  const bookmarkInterval = durationSeconds(argv.bookmarkInterval, '--bookmark-interval');
+  let auth;
+  try {
+    auth = authFromFlags(argv);
+  } catch (err) {
+    if (err instanceof AuthFlagError) throw new UsageError(err.message);
+    throw err;
+  }
+  // From here on a signal stops serve through its own exit path, so the exit hook below runs.
+  const stopped = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  // Last of the checks: by default this generates a certificate into a private directory.
+  let tls;
+  try {
+    tls = serveTls({ tlsCertFile: argv.tlsCertFile, tlsPrivateKeyFile: argv.tlsPrivateKeyFile, certDir: argv.certDir, plainHttp: argv.plainHttp, host: argv.host });
+  } catch (err) {
+    if (err instanceof TlsConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  // Whichever way the process ends (signal, refused start, internal error), the key goes with it.
+  if (tls.cleanup) process.once('exit', tls.cleanup);
+  let ref;
+  try {
+    ref = await startReference({ host: argv.host, port, featureGates, flags, continueTtlSeconds: continueTtl, compactionIntervalSeconds: compactionInterval, healthFaults, bookmarkIntervalSeconds: bookmarkInterval, debugPlantCorrupt: argv.debugPlantCorrupt, tls: tls.cert, auth });
+  } catch (err) {
+    throw new UsageError(`cannot start the reference on ${argv.host}:${port}: ${startFailure(err as NodeJS.ErrnoException)}`);
+  }
+  // The CA first: "api:" is the line callers wait for, and everything is known once it is out.
+  if (tls.caFile) process.stdout.write(`ca: ${tls.caFile}\n`);
+  process.stdout.write(`api: ${ref.url}\n`);
+  await stopped;
+  await ref.close();
+  return EXIT.ok;
+}
+
