@@ -1,0 +1,215 @@
+// A legal variant: a target that differs from the reference only where the spec leaves freedom
+// (status codes it lists side by side, the rules it words with "may", whatever it does not fix such
+// as key order or wording). It is the proxy of broken-target.ts in front of a reference, with hooks
+// that take one such freedom; the whole suite must pass against it (test/legal-variants.test.ts).
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { processSelfSigned } from '../../reference/tls.js';
+import type { TargetFacts } from '../../runner/facts.js';
+import { startBrokenTarget, type Breakage, type ProxiedRequest, type ProxiedResponse } from './broken-target.js';
+
+/** What a variant's hooks may know about the target they stand in front of. */
+export interface VariantContext {
+  /** The facts the run is told about the target (e.g. its continue-token validity). */
+  readonly facts: TargetFacts;
+  /** Sends a (non-watch) request to the reference behind the proxy, for hooks that try it first. */
+  forward(req: ProxiedRequest): Promise<ProxiedResponse>;
+}
+
+export interface LegalVariant {
+  /** Short name used in test output, e.g. `create-202`. */
+  readonly name: string;
+  /** The freedom it takes and where the spec gives it. */
+  readonly freedom: string;
+  /** The proxy's hooks, made once per proxy so that state (token maps, streams) stays per target. */
+  hooks(ctx: VariantContext): Breakage;
+  /** Cases run at once against it (default 16): higher where every request waits (delays). */
+  readonly parallel?: number;
+}
+
+export interface VariantTarget {
+  url: string;
+  /** The CA the run must trust for `url` (when it is https). */
+  caPem?: string;
+  /**
+   * How many requests, responses and watch lines the variant changed (or answered, or added) so
+   * far: a variant that changes nothing proves nothing.
+   */
+  edits(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a variant in front of `upstream`. It serves HTTPS when the upstream does, with a
+ * certificate from reference/tls.ts, so that the HTTPS rules (spec 002 §1) still hold.
+ */
+export async function startVariantTarget(upstream: string, variant: LegalVariant, opts: { caPem?: string; facts?: TargetFacts } = {}): Promise<VariantTarget> {
+  const tls = upstream.startsWith('https:') ? processSelfSigned('127.0.0.1') : undefined;
+  const agent = upstream.startsWith('https:') ? new HttpsAgent({ keepAlive: true, timeout: 4_000, ...(opts.caPem ? { ca: opts.caPem } : {}) }) : new HttpAgent({ keepAlive: true, timeout: 4_000 });
+  const ctx: VariantContext = { facts: opts.facts ?? {}, forward: (req) => forward(upstream, req, agent) };
+  const counted = counting(variant.hooks(ctx));
+  const proxy = await startBrokenTarget(upstream, counted.hooks, { caPem: opts.caPem, tls });
+  const close = async () => {
+    agent.destroy();
+    await proxy.close();
+  };
+  return { url: proxy.url, caPem: tls?.caPem, edits: () => counted.edits, close };
+}
+
+/** The hooks, counting every call that changed what passes through. */
+function counting(h: Breakage): { hooks: Breakage; edits: number } {
+  const c = { hooks: {} as Breakage, edits: 0 };
+  const seen = (changed: boolean) => { if (changed) c.edits++; };
+  // Bodies compared as strings (cheap), headers (small) as JSON.
+  const snap = (x: { path?: string; status?: number; headers: Record<string, string>; body: string }) => ({ head: JSON.stringify([x.path, x.status, x.headers]), body: x.body });
+  const same = (a: ReturnType<typeof snap>, b: ReturnType<typeof snap>) => a.head === b.head && a.body === b.body;
+  if (h.request) {
+    const request = h.request.bind(h);
+    c.hooks.request = async (req) => {
+      const before = snap(req);
+      const early = await request(req);
+      seen(!!early || !same(snap(req), before));
+      return early;
+    };
+  }
+  if (h.response) {
+    const response = h.response.bind(h);
+    c.hooks.response = (req, res) => {
+      const before = snap(res);
+      response(req, res);
+      seen(!same(snap(res), before));
+    };
+  }
+  if (h.watchLine) {
+    const watchLine = h.watchLine.bind(h);
+    c.hooks.watchLine = (req, line) => {
+      const out = watchLine(req, line);
+      seen(out !== line);
+      return out;
+    };
+  }
+  if (h.watchHead) {
+    const watchHead = h.watchHead.bind(h);
+    c.hooks.watchHead = (req, head) => {
+      const before = JSON.stringify(head);
+      watchHead(req, head);
+      seen(JSON.stringify(head) !== before);
+    };
+  }
+  if (h.watchOpen) {
+    const watchOpen = h.watchOpen.bind(h);
+    c.hooks.watchOpen = (req, push) => watchOpen(req, (line) => { c.edits++; push(line); });
+  }
+  if (h.watchSplit) {
+    const watchSplit = h.watchSplit.bind(h);
+    c.hooks.watchSplit = (req, text) => {
+      const pieces = watchSplit(req, text);
+      seen(pieces.length > 1);
+      return pieces;
+    };
+  }
+  return c;
+}
+
+function forward(upstream: string, req: ProxiedRequest, agent: HttpAgent | HttpsAgent, retried = false): Promise<ProxiedResponse> {
+  const up = new URL(upstream);
+  const headers: Record<string, string> = { ...req.headers, host: up.host };
+  delete headers['content-length'];
+  delete headers['transfer-encoding'];
+  if (req.body) headers['content-length'] = String(Buffer.byteLength(req.body));
+  const send = up.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const r = send({ host: up.hostname.replace(/^\[(.*)\]$/, '$1'), port: up.port, method: req.method, path: req.path, headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const h: Record<string, string> = {};
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h[k] = Array.isArray(v) ? v.join(', ') : v;
+        delete h['content-length'];
+        delete h['transfer-encoding'];
+        resolve({ status: res.statusCode ?? 502, headers: h, body: Buffer.concat(chunks).toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    r.on('error', (err: NodeJS.ErrnoException) => {
+      // As the proxy does: a reused connection the upstream had just closed is tried once more.
+      if (r.reusedSocket && err.code === 'ECONNRESET' && !retried) resolve(forward(upstream, req, agent, true));
+      else reject(err);
+    });
+    r.end(req.body || undefined);
+  });
+}
+
+// Helpers that keep variants short.
+
+/** A request to the resource API (not the metrics and debug endpoints). */
+export function isApiPath(req: ProxiedRequest): boolean {
+  return /^\/apis?(\/|$|\?)/.test(req.path);
+}
+
+export function params(req: ProxiedRequest): URLSearchParams {
+  const q = req.path.indexOf('?');
+  return new URLSearchParams(q < 0 ? '' : req.path.slice(q + 1));
+}
+
+/** Rewrites the query string of a request. */
+export function editParams(req: ProxiedRequest, edit: (q: URLSearchParams) => void): void {
+  const q = params(req);
+  edit(q);
+  const base = req.path.split('?')[0]!;
+  const s = q.toString();
+  req.path = s ? `${base}?${s}` : base;
+}
+
+export function isWatch(req: ProxiedRequest): boolean {
+  const w = params(req).get('watch');
+  return w === 'true' || w === '1' || /\/watch\//.test(req.path.split('?')[0]!);
+}
+
+/** A GET of a collection or object of the resource API that is not a watch. */
+export function isApiRead(req: ProxiedRequest): boolean {
+  return req.method === 'GET' && isApiPath(req) && !isWatch(req);
+}
+
+function parse(text: string): any {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parses a JSON body, lets `edit` change it, and writes it back in the layout it came in
+ * (indented stays indented, as `pretty` asked). Non-JSON bodies are left alone.
+ */
+export function editBody(holder: { body: string }, edit: (o: any) => any): void {
+  const o = parse(holder.body);
+  if (o === undefined || o === null || typeof o !== 'object') return;
+  const r = edit(o);
+  holder.body = layoutLike(holder.body, r === undefined ? o : r);
+}
+
+/** `value` serialised as `original` was: indented (two spaces) or on one line, same final newline. */
+export function layoutLike(original: string, value: unknown): string {
+  const indented = /^[[{]\s*\n/.test(original);
+  return JSON.stringify(value, null, indented ? 2 : undefined) + (original.endsWith('\n') ? '\n' : '');
+}
+
+/** Calls `visit` on every object in a JSON value, parents before children. */
+export function walkObjects(v: unknown, visit: (o: Record<string, any>) => void): void {
+  if (Array.isArray(v)) {
+    for (const x of v) walkObjects(x, visit);
+  } else if (v && typeof v === 'object') {
+    visit(v as Record<string, any>);
+    for (const x of Object.values(v)) walkObjects(x, visit);
+  }
+}
+
+/** A watch stream line's event, or undefined when the line is not one. */
+export function watchEvent(line: string): { type: string; object: any } | undefined {
+  const e = parse(line);
+  return e && typeof e === 'object' && typeof e.type === 'string' ? e : undefined;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
