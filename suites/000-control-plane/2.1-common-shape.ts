@@ -1,7 +1,7 @@
 // Spec 000 §2.1 common shape: list shape and the ObjectMeta rules the spec leaves to upstream
 // behaviour (ground-truth note), exercised on StorageClass as the one resource every target serves.
 import { defineCase, type Case } from '../case.js';
-import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail } from '../verify.js';
+import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail, SUCCESS } from '../verify.js';
 import { createStorageClass, postStorageClass, storageClass, scItem, SC_PATH, SC_GROUP_VERSION } from './fixtures.js';
 
 const section = { doc: '000', section: '2.1' } as const;
@@ -62,7 +62,7 @@ export const commonShapeCases: Case[] = [
       for (let i = 0; i < 2; i++) {
         const res = await ctx.api.post(SC_PATH, storageClass(ctx, { metadata: { generateName: prefix, labels: { ...ctx.labels } } }));
         if (res.json?.metadata?.name) ctx.track(scItem(res.json.metadata.name));
-        const sc = expectObject(res, [200, 201, 202], 'StorageClass', 'create with generateName');
+        const sc = expectObject(res, SUCCESS.create, 'StorageClass', 'create with generateName');
         expectTrue(typeof sc.metadata.name === 'string' && sc.metadata.name.startsWith(prefix) && sc.metadata.name.length > prefix.length,
           'generated name', `a name starting with ${JSON.stringify(prefix)} followed by generated characters`, sc.metadata.name);
         names.push(sc.metadata.name);
@@ -95,7 +95,7 @@ export const commonShapeCases: Case[] = [
       const body = storageClass(ctx);
       body.metadata.uid = uid;
       body.metadata.creationTimestamp = creationTimestamp;
-      const sc = expectObject(await postStorageClass(ctx, body), [200, 201, 202], 'StorageClass', 'create with client-chosen uid and creationTimestamp');
+      const sc = expectObject(await postStorageClass(ctx, body), SUCCESS.create, 'StorageClass', 'create with client-chosen uid and creationTimestamp');
       expectTrue(sc.metadata.uid !== uid, 'metadata.uid', 'a server-generated uid', sc.metadata.uid);
       expectTrue(sc.metadata.creationTimestamp !== creationTimestamp, 'metadata.creationTimestamp', 'the server time of creation', sc.metadata.creationTimestamp);
     },
@@ -111,7 +111,7 @@ export const commonShapeCases: Case[] = [
       let cur = sc;
       for (let i = 0; i < 2; i++) {
         cur = { ...cur, metadata: { ...cur.metadata, labels: { ...cur.metadata.labels, step: String(i) } } };
-        cur = expectObject(await ctx.api.put(scItem(sc.metadata.name), cur), [200, 201], 'StorageClass', `update ${i + 1}`);
+        cur = expectObject(await ctx.api.put(scItem(sc.metadata.name), cur), SUCCESS.replace, 'StorageClass', `update ${i + 1}`);
         seen.push(cur.metadata.resourceVersion);
       }
       expectTrue(new Set(seen).size === seen.length, 'resourceVersion after each write', 'three different values', seen);
@@ -125,7 +125,7 @@ export const commonShapeCases: Case[] = [
     async run(ctx) {
       const sc = await createStorageClass(ctx);
       const first = { ...sc, metadata: { ...sc.metadata, labels: { ...sc.metadata.labels, writer: 'first' } } };
-      expectObject(await ctx.api.put(scItem(sc.metadata.name), first), [200, 201], 'StorageClass', 'first update with the current resourceVersion');
+      expectObject(await ctx.api.put(scItem(sc.metadata.name), first), SUCCESS.replace, 'StorageClass', 'first update with the current resourceVersion');
       const stale = { ...sc, metadata: { ...sc.metadata, labels: { ...sc.metadata.labels, writer: 'second' } } };
       const res = await ctx.api.put(scItem(sc.metadata.name), stale);
       const s = expectStatus(res, { code: 409, reason: 'Conflict' }, 'second update with the old resourceVersion');
@@ -184,7 +184,7 @@ export const commonShapeCases: Case[] = [
       expectStatus(await postStorageClass(ctx, over), { code: 422, reason: 'Invalid', causes: [{ field: 'metadata.annotations', reason: 'FieldValueTooLong' }] }, 'create with 262145 bytes of annotations');
       const atLimit = storageClass(ctx, {}, 'limit');
       atLimit.metadata.annotations = { [key]: 'x'.repeat(262144 - key.length) };
-      expectObject(await postStorageClass(ctx, atLimit), [200, 201, 202], 'StorageClass', 'create with exactly 262144 bytes of annotations');
+      expectObject(await postStorageClass(ctx, atLimit), SUCCESS.create, 'StorageClass', 'create with exactly 262144 bytes of annotations');
     },
   }),
   defineCase({
@@ -207,13 +207,13 @@ export const commonShapeCases: Case[] = [
     async run(ctx) {
       const body = storageClass(ctx);
       body.metadata.finalizers = ['conformance.orch.io/hold'];
-      const sc = expectObject(await postStorageClass(ctx, body), [200, 201, 202], 'StorageClass', 'create with a finalizer');
+      const sc = expectObject(await postStorageClass(ctx, body), SUCCESS.create, 'StorageClass', 'create with a finalizer');
       const del = await ctx.api.delete(scItem(sc.metadata.name));
       expectCode(del, [200, 202], 'delete of an object with a finalizer');
       const held = expectObject(await ctx.api.get(scItem(sc.metadata.name)), [200], 'StorageClass', 'read after delete: the object is still there');
       expectTrue(typeof held.metadata.deletionTimestamp === 'string', 'metadata.deletionTimestamp after delete', 'set', held.metadata.deletionTimestamp);
       const released = { ...held, metadata: { ...held.metadata, finalizers: [] } };
-      expectCode(await ctx.api.put(scItem(sc.metadata.name), released), [200, 201], 'update removing the finalizer');
+      expectCode(await ctx.api.put(scItem(sc.metadata.name), released), SUCCESS.replace, 'update removing the finalizer');
       const gone = await ctx.api.get(scItem(sc.metadata.name));
       if (gone.status !== 404) fail('the object is removed once its finalizers are empty', 'HTTP 404 on read', `HTTP ${gone.status}`);
     },

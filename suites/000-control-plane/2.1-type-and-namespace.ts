@@ -1,7 +1,7 @@
 // Spec 000 §2.1 common shape: apiVersion and kind, and the namespace and generation rules of
 // ObjectMeta (ground-truth note), on a namespaced kind with a spec and a status (ResourceQuota).
 import { defineCase, type Case } from '../case.js';
-import { expectCode, expectEqual, expectObject, expectStatus, expectTrue } from '../verify.js';
+import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, SUCCESS } from '../verify.js';
 import { createStorageClass, postStorageClass, scItem, storageClass } from './fixtures.js';
 import { collectionPath, createObject, itemPath, newObject } from './kinds.js';
 import { RESOURCE_QUOTA } from './kinds-quota-events.js';
@@ -21,7 +21,7 @@ export const typeAndNamespaceCases: Case[] = [
       const body = storageClass(ctx);
       delete body.apiVersion;
       delete body.kind;
-      const sc = expectObject(await postStorageClass(ctx, body), [200, 201, 202], 'StorageClass', 'POST without apiVersion and kind');
+      const sc = expectObject(await postStorageClass(ctx, body), SUCCESS.create, 'StorageClass', 'POST without apiVersion and kind');
       expectEqual(sc.apiVersion, 'storage.orch.io/v1', 'apiVersion of the created object');
     },
   }),
@@ -63,11 +63,11 @@ export const typeAndNamespaceCases: Case[] = [
       const q = await createObject(ctx, k);
       expectEqual(q.metadata.generation, 1, 'generation of a new object');
       const path = itemPath(k, ctx.namespace, q.metadata.name);
-      const labelled = expectObject(await ctx.api.put(path, { ...q, metadata: { ...q.metadata, labels: { ...q.metadata.labels, touched: 'yes' } } }), [200], k.kind, 'a label change');
+      const labelled = expectObject(await ctx.api.put(path, { ...q, metadata: { ...q.metadata, labels: { ...q.metadata.labels, touched: 'yes' } } }), SUCCESS.replace, k.kind, 'a label change');
       expectEqual(labelled.metadata.generation, 1, 'generation after a metadata-only change');
-      const st = expectObject(await ctx.api.put(`${path}/status`, { ...labelled, status: k.status!(ctx) }), [200], k.kind, 'a status change');
+      const st = expectObject(await ctx.api.put(`${path}/status`, { ...labelled, status: k.status!(ctx) }), SUCCESS.replace, k.kind, 'a status change');
       expectEqual(st.metadata.generation, 1, 'generation after a status change');
-      const spec = expectObject(await ctx.api.put(path, { ...st, spec: { hard: { pods: '7' } } }), [200], k.kind, 'a spec change');
+      const spec = expectObject(await ctx.api.put(path, { ...st, spec: { hard: { pods: '7' } } }), SUCCESS.replace, k.kind, 'a spec change');
       expectEqual(spec.metadata.generation, 2, 'generation after a spec change');
     },
   }),

@@ -3,7 +3,7 @@
 // from upstream validation (ground truth). The patch strategy of status.conditions (merge on `type`)
 // is checked with strategic merge patch, which comes later.
 import { defineCase, type Case, type CaseContext } from '../case.js';
-import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, show } from '../verify.js';
+import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, show, SUCCESS } from '../verify.js';
 import { itemPath, kindCommon, postObject } from './kinds.js';
 import { FIXED_TIME, STORAGE_VERSION_MIGRATION as SVM } from './kinds-quota-events.js';
 import { clone, createWith, expectInvalid, objectWith, pathInNamespace, putObject, readBack } from './quota-events-common.js';
@@ -24,7 +24,7 @@ const putWithStatus = (ctx: CaseContext, obj: any, status: Record<string, unknow
 
 /** Writes `status` and expects success; gives back the stored object. */
 async function setStatus(ctx: CaseContext, obj: any, status: Record<string, unknown>, what: string): Promise<any> {
-  return expectObject(await putWithStatus(ctx, obj, status), [200, 201], SVM.kind, what);
+  return expectObject(await putWithStatus(ctx, obj, status), SUCCESS.replace, SVM.kind, what);
 }
 
 export const storageVersionMigrationCases: Case[] = [

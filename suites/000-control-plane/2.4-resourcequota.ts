@@ -4,7 +4,7 @@
 // quota matches and tracks (that needs a quota controller), and that strategic merge patch replaces
 // `values` (strategic merge patch comes later).
 import { defineCase, type Case, type CaseContext } from '../case.js';
-import { expectCode, expectEqual, expectObject, expectTrue, show } from '../verify.js';
+import { expectCode, expectEqual, expectObject, expectTrue, show, SUCCESS } from '../verify.js';
 import { itemPath, kindCommon, postObject } from './kinds.js';
 import { RESOURCE_QUOTA as RQ } from './kinds-quota-events.js';
 import { clone, createWith, expectInvalid, expectRejected, objectWith, pathInNamespace, putObject, readBack } from './quota-events-common.js';
@@ -27,6 +27,25 @@ const selectorSpec = (req: Record<string, unknown>, hard: Record<string, unknown
 /** Hard limits each scope can track. */
 const hardFor = (scope: string) => (scope === 'VolumeAttributesClass' ? { persistentvolumeclaims: '5' } : { pods: '5' });
 const SCOPES = ['BestEffort', 'CrossNamespacePodAffinity', 'NotBestEffort', 'NotTerminating', 'PriorityClass', 'Terminating', 'VolumeAttributesClass'];
+
+/** A quantity as a server writes it back (plain or decimal number, optional SI or binary suffix). */
+const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
+
+/**
+ * A quota status after `written` (whose hard equals the quota's spec.hard) went through /status.
+ * status.hard is the enforced limits, which are spec.hard, so it reads back as written; status.used
+ * is the OBSERVED usage, which a quota controller recomputes at once, so only its shape is checked:
+ * a map from the limited resource names to quantities.
+ */
+function expectQuotaStatus(status: any, written: { hard: Record<string, string> }, what: string): void {
+  expectEqual(status?.hard, written.hard, `${what}: status.hard (the enforced limits, spec.hard)`);
+  const used = status?.used;
+  expectTrue(!!used && typeof used === 'object' && !Array.isArray(used), `${what}: status.used`, 'an object (observed usage per resource name)', used);
+  for (const [name, q] of Object.entries(used)) {
+    expectTrue(name in written.hard, `${what}: resource names in status.used`, `among the limited ones ${show(Object.keys(written.hard))}`, name);
+    expectTrue(typeof q === 'string' && QUANTITY.test(q), `${what}: status.used[${name}]`, 'a quantity', q);
+  }
+}
 
 export const resourceQuotaCases: Case[] = [
   defineCase({
@@ -65,8 +84,8 @@ export const resourceQuotaCases: Case[] = [
       const path = `${itemPath(RQ, ctx.namespace, o.metadata.name)}/status`;
       const got = expectObject(await ctx.api.get(path), [200], RQ.kind, 'GET .../status');
       const status = { hard: { pods: '10' }, used: { pods: '1' } };
-      const put = expectObject(await ctx.api.put(path, { ...got, status }), [200, 201], RQ.kind, 'PUT .../status');
-      expectEqual(put.status, status, 'status after PUT .../status');
+      const put = expectObject(await ctx.api.put(path, { ...got, status }), SUCCESS.replace, RQ.kind, 'PUT .../status');
+      expectQuotaStatus(put.status, status, 'status after PUT .../status');
     },
   }),
   defineCase({
@@ -345,8 +364,8 @@ export const resourceQuotaCases: Case[] = [
     async run(ctx) {
       const o = await createWith(ctx, RQ, (b) => { b.spec = { hard: { pods: '10', cpu: '2' } }; }, 'creating a quota');
       const status = { hard: { pods: '10', cpu: '2' }, used: { pods: '3', cpu: '500m' } };
-      expectObject(await putObject(ctx, RQ, { ...clone(o), status }, true), [200, 201], RQ.kind, 'PUT .../status with hard and used');
-      expectEqual((await readBack(ctx, RQ, o)).status, status, 'status read back');
+      expectObject(await putObject(ctx, RQ, { ...clone(o), status }, true), SUCCESS.replace, RQ.kind, 'PUT .../status with hard and used');
+      expectQuotaStatus((await readBack(ctx, RQ, o)).status, status, 'status read back');
     },
   }),
   defineCase({

@@ -2,7 +2,7 @@
 // transitions need the eviction-request controller and are not checked here.
 import { randomUUID } from 'node:crypto';
 import { defineCase, type Case } from '../case.js';
-import { expectEqual, expectObject, expectStatus } from '../verify.js';
+import { expectEqual, expectObject, expectStatus, SUCCESS } from '../verify.js';
 import { kindCommon, postObject } from './kinds.js';
 import { EVICTION_REQUEST as ER } from './kinds-workloads.js';
 import { clone, condition, createWith, expectInvalidAt, objectWith, putObject, putStatus } from './workloads-common.js';
@@ -65,7 +65,7 @@ export const evictionRequestCases: Case[] = [
       const o = await create(ctx);
       const next = clone(o);
       next.spec.intent = 'Withdrawn';
-      const put = expectObject(await putObject(ctx, ER, next), [200, 201], 'EvictionRequest', 'PUT with intent Withdrawn');
+      const put = expectObject(await putObject(ctx, ER, next), SUCCESS.replace, 'EvictionRequest', 'PUT with intent Withdrawn');
       expectEqual(put.spec?.intent, 'Withdrawn', 'spec.intent after the PUT');
     },
   }),
@@ -92,10 +92,21 @@ export const evictionRequestCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.evictionrequest.requester.reserved-domains',
-    title: 'spec.requester may not use the reserved domains orch.io and kubernetes.io (nor their subdomains)',
+    title: 'spec.requester may not use the reserved domain orch.io (nor its subdomains)',
     requirements: ['000-2.5-requester-reserved-domains'],
     async run(ctx) {
-      for (const requester of ['orch.io/requester', 'scheduler.orch.io/requester', 'kubernetes.io/requester', 'node.kubernetes.io/requester']) {
+      for (const requester of ['orch.io/requester', 'scheduler.orch.io/requester']) {
+        expectInvalidAt(await post(ctx, (s) => { s.requester = requester; }), 'spec.requester', `create with requester ${JSON.stringify(requester)}`);
+      }
+    },
+  }),
+  defineCase({
+    ...should,
+    id: 'api.evictionrequest.requester.reserved-upstream-domains',
+    title: 'spec.requester may not use upstream\'s reserved domain kubernetes.io (nor its subdomains) either',
+    requirements: ['000-2.5-requester-reserved-upstream-domains'],
+    async run(ctx) {
+      for (const requester of ['kubernetes.io/requester', 'node.kubernetes.io/requester']) {
         expectInvalidAt(await post(ctx, (s) => { s.requester = requester; }), 'spec.requester', `create with requester ${JSON.stringify(requester)}`);
       }
     },

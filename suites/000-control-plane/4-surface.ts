@@ -7,7 +7,7 @@
 // discovery), the cases accept either answer but check that the answer is the one it claims to be.
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import type { ApiResponse } from '../../runner/client.js';
-import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail, show } from '../verify.js';
+import { expectCode, expectEntries, expectEqual, expectObject, expectStatus, expectTrue, fail, show, skip, SUCCESS } from '../verify.js';
 import { collectionPath, createObject, itemPath, kindCommon, KINDS, newObject, postObject, STORAGE_CLASS, type ResourceKind } from './kinds.js';
 import { EVICTION_REQUEST, POD_GROUP } from './kinds-workloads.js';
 import { RESOURCE_QUOTA } from './kinds-quota-events.js';
@@ -30,7 +30,7 @@ export function groupVersionPath(apiVersion: string): string {
 async function ownNamespace(ctx: CaseContext, hint: string): Promise<string> {
   const ns = ctx.uniqueName(hint);
   ctx.track(`/api/v1/namespaces/${ns}`);
-  expectObject(await ctx.api.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { ...ctx.labels } } }), [200, 201, 202], 'Namespace', `creating namespace ${ns}`);
+  expectObject(await ctx.api.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { ...ctx.labels } } }), SUCCESS.create, 'Namespace', `creating namespace ${ns}`);
   return ns;
 }
 
@@ -43,23 +43,21 @@ export function surfaceCasesFor(k: ResourceKind): Case[] {
   const id = (s: string) => `api.${k.kind.toLowerCase()}.${s}`;
   return [
     defineCase({
-      ...head(k, '2.1', id('kind-camel-case'), `${k.kind}: objects and discovery name the kind in CamelCase, "${k.kind}"`, ['000-2.1-kind-camel-case'], 'MUST'),
+      ...head(k, '2.1', id('kind-camel-case'), `${k.kind}: objects the server returns name the kind in CamelCase, "${k.kind}"`, ['000-2.1-kind-camel-case'], 'MUST'),
       async run(ctx) {
+        // The objects themselves carry the rule; discovery is upstream's, not the spec's (not checked here).
         const o = await createObject(ctx, k);
         const res = await ctx.api.get(itemPath(k, ctx.namespace, o.metadata.name));
         expectCode(res, 200, 'GET by name');
         const kind = res.json?.kind;
         expectTrue(kind === k.kind && /^[A-Z][A-Za-z0-9]*$/.test(kind), 'kind of the object read back', show(k.kind), kind);
-        const list = expectObject(await ctx.api.get(groupVersionPath(k.apiVersion)), [200], 'APIResourceList', `GET ${groupVersionPath(k.apiVersion)}`);
-        const entry = (list.resources ?? []).find((r: any) => r?.name === k.plural);
-        expectEqual(entry?.kind, k.kind, `kind of ${k.plural} in discovery`);
       },
     }),
     defineCase({
       ...head(k, '2.1', id('object-meta'), `${k.kind}: every object carries ObjectMeta (name, ${k.namespaced ? 'namespace, ' : ''}uid, resourceVersion, creationTimestamp, labels)`, ['000-2.1-metadata-object-meta'], 'MUST'),
       async run(ctx) {
         const body = newObject(ctx, k);
-        expectObject(await postObject(ctx, k, body), [200, 201, 202], k.kind, 'create');
+        expectObject(await postObject(ctx, k, body), SUCCESS.create, k.kind, 'create');
         const got = expectObject(await ctx.api.get(itemPath(k, ctx.namespace, body.metadata.name)), [200], k.kind, 'GET by name');
         const m = got.metadata;
         expectTrue(!!m && typeof m === 'object' && !Array.isArray(m), 'metadata of the object read back', 'an ObjectMeta object', m);
@@ -69,7 +67,7 @@ export function surfaceCasesFor(k: ResourceKind): Case[] {
         for (const f of ['uid', 'resourceVersion', 'creationTimestamp']) {
           expectTrue(typeof m[f] === 'string' && m[f] !== '', `metadata.${f}`, 'a non-empty string', m[f]);
         }
-        expectEqual(m.labels, body.metadata.labels, 'metadata.labels');
+        expectEntries(m.labels, body.metadata.labels, [], 'metadata.labels (the server may add labels of its own)');
       },
     }),
   ];
@@ -103,7 +101,7 @@ function statusSubresourceCase(k: ResourceKind, requirement: string): Case {
       const got = expectObject(await ctx.api.get(path), [200], k.kind, 'GET .../status');
       expectEqual(got.metadata?.uid, o.metadata.uid, 'uid of the object read through /status');
       const status = k.status!(ctx);
-      const put = expectObject(await ctx.api.put(path, { ...got, status }), [200, 201], k.kind, 'PUT .../status');
+      const put = expectObject(await ctx.api.put(path, { ...got, status }), SUCCESS.replace, k.kind, 'PUT .../status');
       for (const [key, v] of Object.entries(status)) expectEqual(put.status?.[key], v, `status.${key} after PUT .../status`);
     },
   });
@@ -136,7 +134,7 @@ export const surfaceCases: Case[] = [
       for (const { k, ns } of at) {
         const body = newObject(ctx, k);
         body.metadata.name = name;
-        const o = expectObject(await postObject({ ...ctx, namespace: ns }, k, body), [200, 201, 202], k.kind, `creating ${k.kind} ${show(name)} in namespace ${ns}`);
+        const o = expectObject(await postObject({ ...ctx, namespace: ns }, k, body), SUCCESS.create, k.kind, `creating ${k.kind} ${show(name)} in namespace ${ns}`);
         uids.push(o.metadata?.uid);
       }
       expectEqual(new Set(uids).size, 3, 'distinct uids of the three objects named alike');
@@ -185,7 +183,9 @@ export const surfaceCases: Case[] = [
       const list = expectObject(await ctx.api.get(path, { query: { limit: 1 } }), [200], 'ResourceQuotaList', `GET ${path}?limit=1`);
       const m = list.metadata ?? {};
       expectTrue(typeof m.resourceVersion === 'string' && m.resourceVersion !== '', 'metadata.resourceVersion of the list', 'a non-empty string', m.resourceVersion);
-      expectTrue(typeof m.continue === 'string' && m.continue !== '', 'metadata.continue of the first chunk', 'a non-empty string', m.continue);
+      // Servers may ignore limit: then no chunk carries continue or remainingItemCount.
+      if (m.continue === undefined || m.continue === '') skip('the server ignored limit (no continue token for limit=1 over three quotas), so continue and remainingItemCount cannot be observed');
+      expectTrue(typeof m.continue === 'string', 'metadata.continue of the first chunk', 'a non-empty string', m.continue);
       expectTrue(Number.isInteger(m.remainingItemCount) && m.remainingItemCount >= 2, 'metadata.remainingItemCount of the first chunk', 'an integer, at least 2 (three quotas, one returned)', m.remainingItemCount);
     },
   }),

@@ -1,13 +1,15 @@
 // Spec 000 §4.1 and §4.2: the operations every resource supports, generated for each kind of the
 // KINDS table (kinds.ts): create, read, replace, patch, delete, delete collection, list, watch, and
 // the status subresource where §4.1 lists one. The kind-specific rules live in the kinds' own files.
-import { defineCase, type Case } from '../case.js';
+import { defineCase, type Case, type CaseContext } from '../case.js';
 import { eventsFor } from '../watch.js';
-import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail } from '../verify.js';
+import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail, SUCCESS, expectEntries } from '../verify.js';
 import { collectionPath, createObject, itemPath, kindCommon, newObject, postObject, STORAGE_CLASS, type ResourceKind, withChange } from './kinds.js';
 import { createStorageClass, scItem, SC_PATH } from './fixtures.js';
 
 const MERGE_PATCH = { 'content-type': 'application/merge-patch+json' };
+/** Selects the objects the run created (its label on every object). */
+const RUN_LABEL_SELECTOR = (ctx: CaseContext) => Object.entries(ctx.labels).map(([key, v]) => `${key}=${v}`).join(',');
 
 /** Case header fields for an operation case of kind `k`. */
 function op(k: ResourceKind, id: string, requirement: string, level: 'MUST' | 'SHOULD', title: string) {
@@ -22,10 +24,10 @@ export function operationCasesFor(k: ResourceKind): Case[] {
       ...op(k, 'create', '000-4.2-create', 'MUST', 'create returns 200, 201 or 202 with the stored object'),
       async run(ctx) {
         const body = newObject(ctx, k);
-        const o = expectObject(await postObject(ctx, k, body), [200, 201, 202], k.kind, `POST ${collectionPath(k, ctx.namespace)}`);
+        const o = expectObject(await postObject(ctx, k, body), SUCCESS.create, k.kind, `POST ${collectionPath(k, ctx.namespace)}`);
         expectEqual(o.apiVersion, k.apiVersion, 'apiVersion of the created object');
         expectEqual(o.metadata?.name, body.metadata.name, 'name of the created object');
-        expectEqual(o.metadata?.labels, body.metadata.labels, 'labels of the created object');
+        expectEntries(o.metadata?.labels, body.metadata.labels, [], 'labels of the created object (the server may add its own)');
       },
     }),
     defineCase({
@@ -41,7 +43,7 @@ export function operationCasesFor(k: ResourceKind): Case[] {
       ...op(k, 'replace', '000-4.2-replace', 'MUST', 'replace (PUT) returns the updated object and stores it'),
       async run(ctx) {
         const o = await createObject(ctx, k);
-        const put = expectObject(await ctx.api.put(itemPath(k, ctx.namespace, o.metadata.name), withChange(k, o)), [200, 201], k.kind, 'PUT with a changed field');
+        const put = expectObject(await ctx.api.put(itemPath(k, ctx.namespace, o.metadata.name), withChange(k, o)), SUCCESS.replace, k.kind, 'PUT with a changed field');
         expectTrue(k.change.changed(put), 'the PUT response shows the change', JSON.stringify(k.change.patch), put);
         const got = expectObject(await ctx.api.get(itemPath(k, ctx.namespace, o.metadata.name)), [200], k.kind, 'read back');
         expectTrue(k.change.changed(got), 'the stored object shows the change', JSON.stringify(k.change.patch), got);
@@ -52,7 +54,7 @@ export function operationCasesFor(k: ResourceKind): Case[] {
       async run(ctx) {
         const o = await createObject(ctx, k);
         const res = await ctx.api.request('PATCH', itemPath(k, ctx.namespace, o.metadata.name), { body: k.change.patch, headers: MERGE_PATCH });
-        const patched = expectObject(res, [200, 201], k.kind, `PATCH (merge) ${JSON.stringify(k.change.patch)}`);
+        const patched = expectObject(res, SUCCESS.patch, k.kind, `PATCH (merge) ${JSON.stringify(k.change.patch)}`);
         expectTrue(k.change.changed(patched), 'the PATCH response shows the change', JSON.stringify(k.change.patch), patched);
         const got = expectObject(await ctx.api.get(itemPath(k, ctx.namespace, o.metadata.name)), [200], k.kind, 'read back');
         expectTrue(k.change.changed(got), 'the stored object shows the change', JSON.stringify(k.change.patch), got);
@@ -67,7 +69,26 @@ export function operationCasesFor(k: ResourceKind): Case[] {
         const list = expectObject(await ctx.api.get(collectionPath(k, ctx.namespace)), [200], `${k.kind}List`, 'GET the collection');
         const names = (Array.isArray(list.items) ? list.items : []).map((i: any) => i?.metadata?.name);
         expectTrue(names.includes(a.metadata.name) && names.includes(b.metadata.name), 'the list holds both objects just created', `${a.metadata.name} and ${b.metadata.name}`, names);
-        expectTrue(typeof list.metadata?.resourceVersion === 'string' && list.metadata.resourceVersion !== '', 'metadata.resourceVersion of the list', 'a non-empty string', list.metadata?.resourceVersion);
+        // ListMeta's fields (resourceVersion, ...) are upstream's: the SHOULD case api.common.list.meta-fields.
+      },
+    }),
+    defineCase({
+      ...op(k, 'list.shape', '000-2.1-list-shape', 'MUST', `a list is a ${k.kind}List with apiVersion, metadata and items (an array, also when nothing matches)`),
+      async run(ctx) {
+        const o = await createObject(ctx, k);
+        const path = collectionPath(k, ctx.namespace);
+        const expectShape = (list: any, what: string) => {
+          expectEqual(list.apiVersion, k.apiVersion, `${what}: apiVersion`);
+          expectTrue(!!list.metadata && typeof list.metadata === 'object' && !Array.isArray(list.metadata), `${what}: metadata`, 'a ListMeta object', list.metadata);
+          expectTrue(Array.isArray(list.items), `${what}: items`, 'an array', list.items);
+        };
+        const some = expectObject(await ctx.api.get(path, { query: { labelSelector: RUN_LABEL_SELECTOR(ctx) } }), [200], `${k.kind}List`, 'GET the collection (the run\'s objects)');
+        expectShape(some, 'the list of the run\'s objects');
+        expectTrue(some.items.some((i: any) => i?.metadata?.name === o.metadata.name), 'the list holds the object just created', o.metadata.name, some.items.map((i: any) => i?.metadata?.name));
+        const selector = `${RUN_LABEL_SELECTOR(ctx)},conformance.orch.io/list-shape=${ctx.uniqueName('none')}`;
+        const none = expectObject(await ctx.api.get(path, { query: { labelSelector: selector } }), [200], `${k.kind}List`, `GET the collection with labelSelector ${selector} (matches nothing)`);
+        expectShape(none, 'the empty list');
+        expectEqual(none.items.length, 0, 'number of items of a list whose selector matches nothing');
       },
     }),
     defineCase({
@@ -78,7 +99,7 @@ export function operationCasesFor(k: ResourceKind): Case[] {
         expectEqual(w.status, 200, 'HTTP status of the watch');
         const o = await createObject(ctx, k);
         const path = itemPath(k, ctx.namespace, o.metadata.name);
-        expectObject(await ctx.api.put(path, withChange(k, o)), [200, 201], k.kind, 'update');
+        expectObject(await ctx.api.put(path, withChange(k, o)), SUCCESS.replace, k.kind, 'update');
         expectCode(await ctx.api.delete(path), [200, 202], 'delete');
         const types = (await eventsFor(w, o.metadata.name, 3)).map((e) => e.type);
         w.close();
@@ -125,7 +146,7 @@ function deleteCollectionCase(k: ResourceKind): Case {
     async run(ctx) {
       const ns = ctx.uniqueName('dc');
       ctx.track(`/api/v1/namespaces/${ns}`);
-      expectObject(await ctx.api.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { ...ctx.labels } } }), [200, 201, 202], 'Namespace', 'creating a namespace of the case\'s own');
+      expectObject(await ctx.api.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { ...ctx.labels } } }), SUCCESS.create, 'Namespace', 'creating a namespace of the case\'s own');
       const own = { ...ctx, namespace: ns };
       const a = await createObject(own, k, {}, 'a');
       const b = await createObject(own, k, {}, 'b');
@@ -139,6 +160,24 @@ function statusCases(k: ResourceKind): Case[] {
   const status = (ctx: any) => k.status!(ctx);
   // Read, replace and patch of status are also §1's "resources with a status subresource support them".
   const alsoSection1 = (h: ReturnType<typeof op>) => ({ ...h, requirements: [...h.requirements, '000-1-status-subresource-operations'] });
+  /** PUTs a new status, with a spec change, to .../status; expects the status stored, gives the response. */
+  const replaceStatus = async (ctx: CaseContext) => {
+    const o = await createObject(ctx, k);
+    const want = status(ctx);
+    const body = { ...withChange(k, o), status: want };
+    const put = expectObject(await ctx.api.put(`${itemPath(k, ctx.namespace, o.metadata.name)}/status`, body), SUCCESS.replace, k.kind, 'PUT .../status with a new status and a spec change');
+    for (const [key, v] of Object.entries(want)) expectEqual(put.status?.[key], v, `status.${key} after PUT .../status`);
+    return put;
+  };
+  /** PATCHes (merge) a new status, with a spec change, to .../status; expects the status stored, gives the response. */
+  const patchStatus = async (ctx: CaseContext) => {
+    const o = await createObject(ctx, k);
+    const want = status(ctx);
+    const res = await ctx.api.request('PATCH', `${itemPath(k, ctx.namespace, o.metadata.name)}/status`, { body: { ...k.change.patch, status: want }, headers: MERGE_PATCH });
+    const patched = expectObject(res, SUCCESS.patch, k.kind, 'PATCH (merge) .../status');
+    for (const [key, v] of Object.entries(want)) expectEqual(patched.status?.[key], v, `status.${key} after PATCH .../status`);
+    return patched;
+  };
   return [
     defineCase({
       ...alsoSection1(op(k, 'status.read', '000-4.2-read-status', 'MUST', 'GET .../status returns the object')),
@@ -149,40 +188,61 @@ function statusCases(k: ResourceKind): Case[] {
       },
     }),
     defineCase({
-      ...alsoSection1(op(k, 'status.replace', '000-4.2-replace-status', 'MUST', 'PUT .../status changes status and ignores spec changes')),
+      ...alsoSection1(op(k, 'status.replace', '000-4.2-replace-status', 'MUST', 'PUT .../status changes status')),
       async run(ctx) {
-        const o = await createObject(ctx, k);
-        const want = status(ctx);
-        const body = { ...withChange(k, o), status: want };
-        const put = expectObject(await ctx.api.put(`${itemPath(k, ctx.namespace, o.metadata.name)}/status`, body), [200, 201], k.kind, 'PUT .../status with a new status and a spec change');
-        for (const [key, v] of Object.entries(want)) expectEqual(put.status?.[key], v, `status.${key} after PUT .../status`);
+        await replaceStatus(ctx);
+      },
+    }),
+    defineCase({
+      ...op(k, 'status.replace.spec-ignored', '000-4.2-status-write-ignores-spec', 'SHOULD', 'PUT .../status ignores the spec changes in its body'),
+      async run(ctx) {
+        const put = await replaceStatus(ctx);
         expectTrue(!k.change.changed(put), 'the spec change sent through /status is ignored', 'the object without the change', put);
       },
     }),
     defineCase({
-      ...alsoSection1(op(k, 'status.patch', '000-4.2-patch-status', 'MUST', 'PATCH .../status changes status and ignores spec changes')),
+      ...alsoSection1(op(k, 'status.patch', '000-4.2-patch-status', 'MUST', 'PATCH .../status changes status')),
       async run(ctx) {
-        const o = await createObject(ctx, k);
-        const want = status(ctx);
-        const res = await ctx.api.request('PATCH', `${itemPath(k, ctx.namespace, o.metadata.name)}/status`, { body: { ...k.change.patch, status: want }, headers: MERGE_PATCH });
-        const patched = expectObject(res, [200, 201], k.kind, 'PATCH (merge) .../status');
-        for (const [key, v] of Object.entries(want)) expectEqual(patched.status?.[key], v, `status.${key} after PATCH .../status`);
+        await patchStatus(ctx);
+      },
+    }),
+    defineCase({
+      ...op(k, 'status.patch.spec-ignored', '000-4.2-status-write-ignores-spec', 'SHOULD', 'PATCH .../status ignores the spec changes in its body'),
+      async run(ctx) {
+        const patched = await patchStatus(ctx);
         expectTrue(!k.change.changed(patched), 'the spec change sent through /status is ignored', 'the object without the change', patched);
       },
     }),
     defineCase({
-      ...op(k, 'status.ignored-on-main', '000-4.2-replace-status', 'MUST', 'status sent to the main resource is ignored (status is written through /status)'),
+      // The spec says status is written through /status; that the main resource ignores it is upstream's.
+      ...op(k, 'status.ignored-on-main', '000-4.2-status-ignored-on-main', 'SHOULD', 'status sent to the main resource is ignored (status is written through /status)'),
       async run(ctx) {
         const o = await createObject(ctx, k);
-        const put = expectObject(await ctx.api.put(itemPath(k, ctx.namespace, o.metadata.name), { ...o, status: status(ctx) }), [200, 201], k.kind, 'PUT of the main resource with a new status');
+        const put = expectObject(await ctx.api.put(itemPath(k, ctx.namespace, o.metadata.name), { ...o, status: status(ctx) }), SUCCESS.replace, k.kind, 'PUT of the main resource with a new status');
         expectEqual(put.status ?? {}, o.status ?? {}, 'status after a PUT of the main resource');
       },
     }),
   ];
 }
 
-/** StorageClass served at its §4.1 collection path (the other kinds' paths are exercised by their operation cases). */
+/**
+ * StorageClass served at its §4.1 collection path (the other kinds' paths are exercised by their
+ * operation cases), and without a status subresource (the other kinds §4.1 lists without one have
+ * theirs in their section files).
+ */
 export const collectionPathCases: Case[] = [
+  defineCase({
+    ...kindCommon(STORAGE_CLASS, 'operations'),
+    spec: { doc: '000', section: '4.1' },
+    level: 'MUST',
+    id: 'api.storageclass.no-status-subresource',
+    title: 'StorageClass has no status subresource: .../storageclasses/{name}/status is not found',
+    requirements: ['000-4.1-no-status-subresource'],
+    async run(ctx) {
+      const sc = await createStorageClass(ctx);
+      expectCode(await ctx.api.get(`${scItem(sc.metadata.name)}/status`), 404, 'GET .../storageclasses/{name}/status');
+    },
+  }),
   defineCase({
     ...kindCommon(STORAGE_CLASS, 'operations'),
     spec: { doc: '000', section: '4.1' },

@@ -2,10 +2,12 @@
 // (chunks from one consistent snapshot), resourceVersion and resourceVersionMatch, pretty, the
 // shard selector — each case on Roles of its own in the run's namespace, isolated by a label.
 import { defineCase, type Case } from '../case.js';
-import { expectCode, expectEqual, expectStatus, expectTrue, fail, show } from '../verify.js';
+import { expectCode, expectEqual, expectSameMembers, expectStatus, expectTrue, fail, show, skip } from '../verify.js';
 import { EVENT } from './kinds-quota-events.js';
 import { collectionPath, createObject } from './kinds.js';
 import {
+  continueFrom,
+  continueOf,
   createRoleSet,
   createSetRole,
   isRefusal,
@@ -19,6 +21,7 @@ import {
   tryWatch,
   readEvents,
   brief,
+  skipUnchunked,
 } from './list-watch-common.js';
 
 const common = { suite: 'list', spec: { doc: '000', section: '4.3' }, impact: 'namespaced', needs: ['api'] } as const;
@@ -63,7 +66,7 @@ export const listCases: Case[] = [
     ...MUST,
     id: 'api.list.label-selector.equals',
     title: 'labelSelector `key=value` and `key==value` select exactly the objects with that label value',
-    requirements: ['000-4.3-label-selector', '000-4.3-label-selector-syntax'],
+    requirements: ['000-4.3-label-selector'],
     async run(ctx) {
       const { set, a } = await tiers(ctx);
       await expectSelected(ctx, set.selector, 'tier=a', [a]);
@@ -71,10 +74,11 @@ export const listCases: Case[] = [
     },
   }),
   defineCase({
-    ...MUST,
+    ...SHOULD,
     id: 'api.list.label-selector.not-equals',
     title: 'labelSelector `key!=value` selects objects with another value and objects without the label',
-    requirements: ['000-4.3-label-selector', '000-4.3-label-selector-syntax'],
+    // "Also true without the key" is upstream's selector semantics; the spec only says labelSelector restricts.
+    requirements: ['000-4.3-label-selector-syntax'],
     async run(ctx) {
       const { set, b, none } = await tiers(ctx);
       await expectSelected(ctx, set.selector, 'tier!=a', [b, none]);
@@ -84,7 +88,7 @@ export const listCases: Case[] = [
     ...MUST,
     id: 'api.list.label-selector.in',
     title: 'labelSelector `key in (v1,v2)` selects the objects whose label has one of the values',
-    requirements: ['000-4.3-label-selector', '000-4.3-label-selector-syntax'],
+    requirements: ['000-4.3-label-selector'],
     async run(ctx) {
       const { set, a, b } = await tiers(ctx);
       await expectSelected(ctx, set.selector, 'tier in (a,b)', [a, b]);
@@ -92,10 +96,11 @@ export const listCases: Case[] = [
     },
   }),
   defineCase({
-    ...MUST,
+    ...SHOULD,
     id: 'api.list.label-selector.notin',
     title: 'labelSelector `key notin (v)` selects objects with other values and objects without the label',
-    requirements: ['000-4.3-label-selector', '000-4.3-label-selector-syntax'],
+    // "Also true without the key" is upstream's selector semantics; the spec only says labelSelector restricts.
+    requirements: ['000-4.3-label-selector-syntax'],
     async run(ctx) {
       const { set, b, none } = await tiers(ctx);
       await expectSelected(ctx, set.selector, 'tier notin (a)', [b, none]);
@@ -105,7 +110,7 @@ export const listCases: Case[] = [
     ...MUST,
     id: 'api.list.label-selector.exists',
     title: 'labelSelector `key` selects the objects that have the label, whatever its value',
-    requirements: ['000-4.3-label-selector', '000-4.3-label-selector-syntax'],
+    requirements: ['000-4.3-label-selector'],
     async run(ctx) {
       const { set, a, b } = await tiers(ctx);
       await expectSelected(ctx, set.selector, 'tier', [a, b]);
@@ -115,7 +120,7 @@ export const listCases: Case[] = [
     ...MUST,
     id: 'api.list.label-selector.does-not-exist',
     title: 'labelSelector `!key` selects the objects without the label',
-    requirements: ['000-4.3-label-selector', '000-4.3-label-selector-syntax'],
+    requirements: ['000-4.3-label-selector'],
     async run(ctx) {
       const { set, none } = await tiers(ctx);
       await expectSelected(ctx, set.selector, '!tier', [none]);
@@ -125,7 +130,7 @@ export const listCases: Case[] = [
     ...MUST,
     id: 'api.list.label-selector.and',
     title: 'labelSelector requirements joined by `,` must all hold',
-    requirements: ['000-4.3-label-selector', '000-4.3-label-selector-syntax'],
+    requirements: ['000-4.3-label-selector'],
     async run(ctx) {
       const { set, a } = await tiers(ctx);
       await expectSelected(ctx, set.selector, 'tier in (a,b),tier!=b', [a]);
@@ -148,7 +153,7 @@ export const listCases: Case[] = [
     ...MUST,
     id: 'api.list.field-selector.name',
     title: 'fieldSelector on metadata.name (`=`, `==`, `!=`) selects by name',
-    requirements: ['000-4.3-field-selector', '000-4.3-field-selector-syntax'],
+    requirements: ['000-4.3-field-selector'],
     async run(ctx) {
       const set = await createRoleSet(ctx, 2);
       const [n0, n1] = set.names as [string, string];
@@ -159,10 +164,11 @@ export const listCases: Case[] = [
     },
   }),
   defineCase({
-    ...MUST,
+    ...SHOULD,
     id: 'api.list.field-selector.namespace',
     title: 'fieldSelector on metadata.namespace restricts a list across all namespaces',
-    requirements: ['000-4.3-field-selector', '000-4.3-field-selector-syntax'],
+    // Which fields a kind supports is upstream's (metadata.namespace on every namespaced kind).
+    requirements: ['000-4.3-field-selector-syntax'],
     async run(ctx) {
       const set = await createRoleSet(ctx, 2);
       const all = '/apis/rbac.authorization.orch.io/v1/roles';
@@ -206,9 +212,9 @@ export const listCases: Case[] = [
     async run(ctx) {
       const set = await createRoleSet(ctx, 3);
       const page = await listRoles(ctx, { labelSelector: set.selector, limit: 1 }, 'list with limit=1');
+      if (!continueOf(page)) skipUnchunked(page, set, 'the item limit of a chunk');
       const n = namesOf(page).length;
-      if (page.metadata?.continue) expectTrue(n <= 1, 'items in a chunk of a list with limit=1', 'at most 1', `${n} items`);
-      else expectEqual(sorted(namesOf(page)), set.names, 'a list without continue holds everything');
+      expectTrue(n <= 1, 'items in a chunk of a list with limit=1', 'at most 1', `${n} items`);
     },
   }),
   defineCase({
@@ -219,7 +225,10 @@ export const listCases: Case[] = [
     async run(ctx) {
       const set = await createRoleSet(ctx, 3);
       const { pages, items } = await listAllPages(ctx, { labelSelector: set.selector, limit: 1 }, 'paged list with limit=1');
-      expectEqual(items.map((i) => i?.metadata?.name), set.names, 'objects over all chunks, in order');
+      if (pages.length === 1) skipUnchunked(pages[0], set, 'continuing a chunked list');
+      // Chunks may hold fewer items than limit (even none) and come in any order: the whole walk
+      // must give every object exactly once.
+      expectSameMembers(items.map((i) => i?.metadata?.name), set.names, 'objects over all chunks, each once');
       expectEqual(pages[pages.length - 1]?.metadata?.continue ?? '', '', 'continue of the last chunk');
     },
   }),
@@ -230,28 +239,25 @@ export const listCases: Case[] = [
     requirements: ['000-4.3-limit-consistent-snapshot'],
     async run(ctx) {
       const set = await createRoleSet(ctx, 3);
-      const [n0, n1, n2] = set.names as [string, string, string];
-      const first = await listRoles(ctx, { labelSelector: set.selector, limit: 1 }, 'first chunk (limit=1)');
-      const cont = first.metadata?.continue;
-      if (!cont) {
-        // The server ignored limit (allowed): one consistent list.
-        expectEqual(namesOf(first), set.names, 'a list without continue holds everything');
-        return;
+      const query = { labelSelector: set.selector, limit: 1 };
+      const first = await listRoles(ctx, query, 'first chunk (limit=1)');
+      if (!continueOf(first)) skipUnchunked(first, set, 'the snapshot of later chunks');
+      // Changes to objects the first chunk did not hold (it may hold any, or none), and a new one
+      // whose name sorts after the set's (not yet listed in name order).
+      const unseen = set.objects.filter((o) => !namesOf(first).includes(o.metadata.name));
+      const [deleted, updated] = unseen as Array<any | undefined>;
+      const last = set.names[set.names.length - 1]!;
+      const late = await createSetRole(ctx, set.id, {}, last.length < 63 ? `${last}z` : undefined);
+      if (updated) await relabel(ctx, updated, { touched: 'yes' });
+      if (deleted) expectCode(await ctx.api.delete(roleItem(ctx, deleted.metadata.name)), [200, 202], `deleting ${deleted.metadata.name} between chunks`);
+      const rest = await continueFrom(ctx, query, continueOf(first), 'later chunks', 50, 2);
+      const all = [...(first.items ?? []), ...rest.items];
+      const since = `${late.metadata.name} created${deleted ? ` and ${deleted.metadata.name} deleted` : ''} after it`;
+      expectSameMembers(all.map((o) => o?.metadata?.name), set.names, `objects over all chunks: the set as at the first chunk (${since})`);
+      if (updated) {
+        const seen = rest.items.find((o) => o?.metadata?.name === updated.metadata.name);
+        expectEqual(seen?.metadata?.labels?.touched, undefined, `${updated.metadata.name} as it was at the first chunk (updated since)`);
       }
-      expectEqual(namesOf(first), [n0], 'first chunk');
-      // A name that sorts after every object of the set: not yet listed when the chunks continue.
-      const late = await createSetRole(ctx, set.id, {}, n2.length < 63 ? `${n2}z` : undefined);
-      await relabel(ctx, set.objects[2], { touched: 'yes' });
-      expectCode(await ctx.api.delete(roleItem(ctx, n1)), [200, 202], `deleting ${n1} between chunks`);
-      const rest: any[] = [];
-      let next: string | undefined = cont;
-      for (let i = 0; next && i < 10; i++) {
-        const page = await listRoles(ctx, { labelSelector: set.selector, limit: 1, continue: next }, `chunk ${i + 2}`);
-        rest.push(...(page.items ?? []));
-        next = page.metadata?.continue || undefined;
-      }
-      expectEqual(rest.map((o) => o?.metadata?.name), [n1, n2], `later chunks (${late.metadata.name} was created and ${n1} deleted after the first)`);
-      expectEqual(rest[1]?.metadata?.labels?.touched, undefined, `${n2} as it was at the first chunk (updated since)`);
     },
   }),
   defineCase({
@@ -261,14 +267,18 @@ export const listCases: Case[] = [
     requirements: ['000-4.3-limit-remaining-item-count'],
     async run(ctx) {
       await createRoleSet(ctx, 3);
-      const { pages } = await listAllPages(ctx, { limit: 2 }, 'paged list of the namespace\'s Roles with limit=2', 200);
+      // Chunks of about a third of the namespace's Roles (other cases of the run add theirs): a
+      // few pages, however many Roles there are, keep the case quick on a slow target.
+      const all = await listRoles(ctx, {}, 'list of the namespace\'s Roles, to size the chunks');
+      const limit = Math.max(2, Math.ceil((all.items?.length ?? 0) / 3));
+      const { pages } = await listAllPages(ctx, { limit }, `paged list of the namespace's Roles with limit=${limit}`, 200);
+      if (pages.length === 1) skip('the server ignored limit (one list without continue), so no chunk carries remainingItemCount');
       const sizes = pages.map((p) => (p.items ?? []).length);
       pages.forEach((p, i) => {
         if (!p.metadata?.continue) return;
         const after = sizes.slice(i + 1).reduce((a, b) => a + b, 0);
         expectEqual(p.metadata.remainingItemCount, after, `remainingItemCount of chunk ${i + 1} (items in the chunks after it)`);
       });
-      expectTrue(pages.length > 1 || sizes[0]! >= 3, 'the list was chunked or complete', 'more than one chunk, or everything at once', show(sizes));
     },
   }),
   defineCase({
@@ -328,23 +338,15 @@ export const listCases: Case[] = [
   defineCase({
     ...SHOULD,
     id: 'api.list.continue.token-format',
-    title: 'A continue token is unpadded base64url of {"v":"meta.orch.io/v1","rv":<list resourceVersion>,"start":<key>}',
+    title: 'A continue token is an opaque string in the unpadded base64url alphabet, as upstream\'s, safe in a query unescaped',
     requirements: ['000-4.3-continue-token-format'],
     async run(ctx) {
       const set = await createRoleSet(ctx, 2);
       const page = await listRoles(ctx, { labelSelector: set.selector, limit: 1 }, 'list with limit=1');
-      const token = page.metadata?.continue;
-      if (!token) return expectEqual(sorted(namesOf(page)), set.names, 'a list without continue holds everything');
+      const token = continueOf(page);
+      if (!token) skipUnchunked(page, set, 'the form of a continue token');
+      // The spec calls the token server-defined: only its outward form is checked, never its content.
       expectTrue(/^[A-Za-z0-9_-]+$/.test(token), 'alphabet of the continue token', 'base64url without padding', token);
-      let decoded: any;
-      try {
-        decoded = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-      } catch {
-        fail('the continue token decodes to JSON', 'base64url of a JSON object', token);
-      }
-      expectEqual(decoded?.v, 'meta.orch.io/v1', 'field "v" of the decoded token');
-      expectEqual(decoded?.rv, Number(page.metadata.resourceVersion), 'field "rv" of the decoded token (the list\'s resourceVersion)');
-      expectTrue(typeof decoded?.start === 'string' && decoded.start.length > 0, 'field "start" of the decoded token', 'a non-empty key', show(decoded?.start));
     },
   }),
   defineCase({
@@ -459,7 +461,10 @@ export const listCases: Case[] = [
         resourceVersionMatch: 'NotOlderThan',
         timeoutSeconds: 30,
       }, 'list with the list parameters');
-      expectEqual(sorted(namesOf(l)), set.names, 'objects of the list');
+      // limit=10 may still give fewer items (even none) with a continue token: then the chunk holds
+      // some of the set, else all of it.
+      if (continueOf(l)) expectTrue(namesOf(l).every((n) => set.names.includes(n)), 'objects of the first chunk', `some of ${show(set.names)}`, namesOf(l));
+      else expectSameMembers(namesOf(l), set.names, 'objects of the list');
     },
   }),
 
@@ -491,11 +496,13 @@ export const listCases: Case[] = [
   defineCase({
     ...MUST,
     id: 'api.list.pretty.default-cli-tools',
-    title: 'Without pretty, command-line HTTP tools (curl, Wget, HTTPie) get pretty-printed JSON',
+    title: 'Without pretty, command-line HTTP tools (curl, Wget) get pretty-printed JSON',
     requirements: ['000-4.3-pretty-default'],
     async run(ctx) {
       const set = await createRoleSet(ctx, 1);
-      for (const ua of ['curl/8.5.0', 'Wget/1.21.4', 'HTTPie/3.2.2']) {
+      // The tools upstream recognises by User-Agent (prefixes `curl`, `Wget`); a server need not
+      // know others (HTTPie and the like), so they are not checked.
+      for (const ua of ['curl/8.5.0', 'Wget/1.21.4']) {
         const res = await ctx.api.get(roles(ctx), { query: { labelSelector: set.selector }, headers: { 'user-agent': ua } });
         expectCode(res, 200, `list with User-Agent ${ua}`);
         expectTrue(/\n\s+"/.test(res.text.trim()), `layout of the body for User-Agent ${ua}`, 'indented JSON over several lines', res.text.slice(0, 200));
@@ -522,7 +529,7 @@ export const listCases: Case[] = [
     gates: SHARD_GATE,
     id: 'api.list.shard-selector.uid-halves',
     title: 'shardSelector halves on object.metadata.uid split a list by the FNV-1a 64 hash of the uid, [start, end)',
-    requirements: ['000-4.3-shard-selector-syntax', '000-4.3-shard-selector-paths', '000-4.3-shard-selector-bounds', '000-4.3-shard-selector-hash'],
+    requirements: ['000-4.3-shard-selector-syntax', '000-4.3-shard-selector-paths', '000-4.3-shard-selector-bounds'],
     async run(ctx) {
       const set = await createRoleSet(ctx, 6);
       const lower = await listRoles(ctx, { labelSelector: set.selector, shardSelector: LOWER_HALF('object.metadata.uid') }, 'list of the lower half');
@@ -538,7 +545,7 @@ export const listCases: Case[] = [
     gates: SHARD_GATE,
     id: 'api.list.shard-selector.namespace-path',
     title: 'shardSelector on object.metadata.namespace keeps a namespace\'s objects together, in the half its name hashes to',
-    requirements: ['000-4.3-shard-selector-paths', '000-4.3-shard-selector-hash'],
+    requirements: ['000-4.3-shard-selector-paths'],
     async run(ctx) {
       const set = await createRoleSet(ctx, 2);
       const inLower = fnv1a64(ctx.namespace) < HALF;

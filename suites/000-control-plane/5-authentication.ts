@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import type { ApiResponse } from '../../runner/client.js';
-import { eventually, expectCode, expectEqual, expectObject, expectStatus, expectTrue, show } from '../verify.js';
+import { eventually, expectCode, expectEqual, expectObject, expectStatus, expectTrue, show, SUCCESS } from '../verify.js';
 import { RBAC_API_VERSION, RBAC_GROUP } from './kinds-rbac.js';
 
 const common = { suite: 'auth', needs: ['api'], facts: ['authentication'] } as const;
@@ -20,7 +20,7 @@ const getAs = (ctx: CaseContext, user: string, path: string): Promise<ApiRespons
 /** Creates an object of the case's own at `collection` (tracked for cleanup, run-labelled). */
 async function create(ctx: CaseContext, collection: string, body: any, kind: string): Promise<any> {
   ctx.track(`${collection}/${encodeURIComponent(body.metadata.name)}`);
-  return expectObject(await ctx.api.post(collection, body), [200, 201, 202], kind, `creating ${kind} ${body.metadata.name}`);
+  return expectObject(await ctx.api.post(collection, body), SUCCESS.create, kind, `creating ${kind} ${body.metadata.name}`);
 }
 
 const namespace = (ctx: CaseContext, name: string) =>

@@ -3,7 +3,7 @@
 // wrong entry in KINDS cannot hide a wrong server. The other §9 statements are checked where their
 // behaviour lives: the fieldValidation default (Warn) by api.write-params.field-validation.default-warn,
 // orphanDependents still honoured as deprecated by api.delete.orphan-dependents.true, the PodGroup field
-// gates by the api.podgroup.*.dropped-gate-off cases and the GenericWorkload gate by api.podgroup.api.gated;
+// gates by the api.podgroup.*.not-stored-gate-off cases and the GenericWorkload gate by api.podgroup.api.gated;
 // the shardSelector's alpha stage here (its gate is off by default).
 import { defineCase, type Case } from '../case.js';
 import { expectCode, expectEqual, expectObject, expectTrue } from '../verify.js';

@@ -2,7 +2,7 @@
 // is registered for cleanup before it is sent, so a timeout mid-request still gets it deleted.
 import type { CaseContext } from '../case.js';
 import type { ApiResponse } from '../../runner/client.js';
-import { expectObject } from '../verify.js';
+import { expectObject, SUCCESS } from '../verify.js';
 
 export const SC_GROUP_VERSION = 'storage.orch.io/v1';
 export const SC_PATH = '/apis/storage.orch.io/v1/storageclasses';
@@ -29,5 +29,5 @@ export function postStorageClass(ctx: CaseContext, body: any): Promise<ApiRespon
 /** Creates a valid StorageClass and returns the object the server stored. */
 export async function createStorageClass(ctx: CaseContext, fields: Record<string, unknown> = {}, hint = 'sc'): Promise<any> {
   const res = await postStorageClass(ctx, storageClass(ctx, fields, hint));
-  return expectObject(res, [200, 201, 202], 'StorageClass', `creating a valid StorageClass ${JSON.stringify(fields)}`);
+  return expectObject(res, SUCCESS.create, 'StorageClass', `creating a valid StorageClass ${JSON.stringify(fields)}`);
 }

@@ -3,7 +3,7 @@
 // generated from this table; each kind's own field-rule cases live in its section file.
 import type { CaseContext } from '../case.js';
 import type { ApiResponse } from '../../runner/client.js';
-import { expectObject } from '../verify.js';
+import { expectObject, SUCCESS } from '../verify.js';
 import { EVICTION_REQUEST, POD_GROUP } from './kinds-workloads.js';
 import { CLUSTER_ROLE, CLUSTER_ROLE_BINDING, ROLE, ROLE_BINDING } from './kinds-rbac.js';
 import { EVENT, RESOURCE_QUOTA, STORAGE_VERSION_MIGRATION } from './kinds-quota-events.js';
@@ -81,7 +81,7 @@ export function postObject(ctx: CaseContext, k: ResourceKind, body: any): Promis
 /** Creates a valid object of kind `k` (with `extra` fields) and returns what the server stored. */
 export async function createObject(ctx: CaseContext, k: ResourceKind, extra: Record<string, unknown> = {}, hint?: string): Promise<any> {
   const res = await postObject(ctx, k, newObject(ctx, k, extra, hint));
-  return expectObject(res, [200, 201, 202], k.kind, `creating a valid ${k.kind}${Object.keys(extra).length ? ` with ${JSON.stringify(extra).slice(0, 200)}` : ''}`);
+  return expectObject(res, SUCCESS.create, k.kind, `creating a valid ${k.kind}${Object.keys(extra).length ? ` with ${JSON.stringify(extra).slice(0, 200)}` : ''}`);
 }
 
 /** The case header fields every case of a kind shares. */

@@ -1,7 +1,7 @@
 // Helpers shared by the StorageVersionMigration (§2.3), ResourceQuota (§2.4) and Event (§2.7) cases.
 import type { CaseContext } from '../case.js';
 import type { ApiResponse } from '../../runner/client.js';
-import { expectObject, expectStatus, fail, show } from '../verify.js';
+import { expectObject, expectStatus, fail, show, SUCCESS } from '../verify.js';
 import { itemPath, newObject, postObject, type ResourceKind } from './kinds.js';
 
 /** A deep copy of JSON. */
@@ -49,7 +49,7 @@ export function objectWith(ctx: CaseContext, k: ResourceKind, edit: (o: any) => 
 
 /** POSTs a valid object changed by `edit` and expects it to be created; gives back what was stored. */
 export async function createWith(ctx: CaseContext, k: ResourceKind, edit: (o: any) => void, what: string, hint?: string): Promise<any> {
-  return expectObject(await postObject(ctx, k, objectWith(ctx, k, edit, hint)), [200, 201, 202], k.kind, what);
+  return expectObject(await postObject(ctx, k, objectWith(ctx, k, edit, hint)), SUCCESS.create, k.kind, what);
 }
 
 /** PUTs `obj` to its item path (or its /status). */

@@ -1,7 +1,7 @@
 // Helpers shared by the EvictionRequest (§2.5) and PodGroup (§2.6) cases.
 import type { CaseContext } from '../case.js';
 import type { ApiResponse } from '../../runner/client.js';
-import { expectObject, expectStatus, fail, show } from '../verify.js';
+import { expectObject, expectStatus, fail, show, SUCCESS } from '../verify.js';
 import { itemPath, newObject, postObject, type ResourceKind } from './kinds.js';
 
 /** A deep copy of JSON. */
@@ -17,7 +17,7 @@ export function objectWith(ctx: CaseContext, k: ResourceKind, edit: (spec: any) 
 
 /** POSTs a valid object changed by `edit` and expects it to be created; gives back what was stored. */
 export async function createWith(ctx: CaseContext, k: ResourceKind, edit: (spec: any) => void, what: string, hint?: string): Promise<any> {
-  return expectObject(await postObject(ctx, k, objectWith(ctx, k, edit, hint)), [200, 201, 202], k.kind, what);
+  return expectObject(await postObject(ctx, k, objectWith(ctx, k, edit, hint)), SUCCESS.create, k.kind, what);
 }
 
 /**
@@ -41,7 +41,7 @@ export function putObject(ctx: CaseContext, k: ResourceKind, obj: any, status = 
 
 /** Writes `status` through /status and expects success; gives back the stored object. */
 export async function putStatus(ctx: CaseContext, k: ResourceKind, obj: any, status: unknown, what: string): Promise<any> {
-  return expectObject(await putObject(ctx, k, { ...obj, status }, true), [200, 201], k.kind, what);
+  return expectObject(await putObject(ctx, k, { ...obj, status }, true), SUCCESS.replace, k.kind, what);
 }
 
 /** A metav1.Condition with a fixed transition time. */

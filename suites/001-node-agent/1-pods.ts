@@ -4,7 +4,7 @@
 // Every pod is held back from scheduling (a scheduling gate, or a nodeName of no real node), so a
 // real cluster never runs it.
 import { defineCase, type Case, type CaseContext } from '../case.js';
-import { expectEqual, expectObject, expectStatus } from '../verify.js';
+import { expectEqual, expectObject, expectStatus, SUCCESS } from '../verify.js';
 import { createObject, itemPath, newObject, postObject } from '../000-control-plane/kinds.js';
 import { HOLD_GATE, IMAGE, POD, T0, agentCommon, putStatus } from './kinds.js';
 
@@ -136,7 +136,7 @@ export const podCases: Case[] = [
       for (const phases of [['Running', 'Unknown', 'Pending', 'Succeeded'], ['Failed']]) {
         let pod = await createObject(ctx, POD, spec({}));
         for (const phase of phases) {
-          pod = expectObject(await putStatus(ctx, POD, pod, { ...pod.status, phase, startTime: T0 }), [200, 201], 'Pod', `PUT status with phase ${phase}`);
+          pod = expectObject(await putStatus(ctx, POD, pod, { ...pod.status, phase, startTime: T0 }), SUCCESS.replace, 'Pod', `PUT status with phase ${phase}`);
           expectEqual(pod.status?.phase, phase, `status.phase after writing ${phase}`);
         }
       }
@@ -171,7 +171,7 @@ export const podCases: Case[] = [
     async run(ctx) {
       const image = `${IMAGE}-next`;
       const { pod, res } = await update(ctx, {}, (p) => { p.spec.containers[0].image = image; });
-      expectObject(res, [200, 201], 'Pod', 'PUT with a new image');
+      expectObject(res, SUCCESS.replace, 'Pod', 'PUT with a new image');
       const got = expectObject(await ctx.api.get(itemPath(POD, ctx.namespace, pod.metadata.name)), [200], 'Pod', 'read back');
       expectEqual(got.spec?.containers?.[0]?.image, image, 'image read back');
     },
@@ -183,11 +183,11 @@ export const podCases: Case[] = [
     requirements: ['001-1-pod-spec-immutable'],
     async run(ctx) {
       const { pod, res } = await update(ctx, {}, (p) => { p.spec.activeDeadlineSeconds = 600; });
-      const set = expectObject(res, [200, 201], 'Pod', 'PUT setting activeDeadlineSeconds 600');
+      const set = expectObject(res, SUCCESS.replace, 'Pod', 'PUT setting activeDeadlineSeconds 600');
       expectEqual(set.spec?.activeDeadlineSeconds, 600, 'activeDeadlineSeconds after setting it');
       const lower = structuredClone(set);
       lower.spec.activeDeadlineSeconds = 300;
-      const lowered = expectObject(await ctx.api.put(itemPath(POD, ctx.namespace, pod.metadata.name), lower), [200, 201], 'Pod', 'PUT lowering it to 300');
+      const lowered = expectObject(await ctx.api.put(itemPath(POD, ctx.namespace, pod.metadata.name), lower), SUCCESS.replace, 'Pod', 'PUT lowering it to 300');
       expectEqual(lowered.spec?.activeDeadlineSeconds, 300, 'activeDeadlineSeconds after lowering it');
       const raise = structuredClone(lowered);
       raise.spec.activeDeadlineSeconds = 900;
@@ -203,7 +203,7 @@ export const podCases: Case[] = [
       const first = { key: 'conformance.orch.io/a', operator: 'Exists', effect: 'NoSchedule' };
       const second = { key: 'conformance.orch.io/b', operator: 'Equal', value: 'x', effect: 'NoExecute', tolerationSeconds: 30 };
       const { res } = await update(ctx, { tolerations: [first] }, (p) => { p.spec.tolerations.push(second); });
-      const got = expectObject(res, [200, 201], 'Pod', 'PUT adding a toleration');
+      const got = expectObject(res, SUCCESS.replace, 'Pod', 'PUT adding a toleration');
       expectEqual(got.spec?.tolerations, [first, second], 'tolerations after the update');
     },
   }),
@@ -214,7 +214,7 @@ export const podCases: Case[] = [
     requirements: ['001-1-pod-spec-immutable'],
     async run(ctx) {
       const { res } = await update(ctx, { terminationGracePeriodSeconds: 30 }, (p) => { p.spec.terminationGracePeriodSeconds = 5; });
-      const got = expectObject(res, [200, 201], 'Pod', 'PUT with terminationGracePeriodSeconds 5');
+      const got = expectObject(res, SUCCESS.replace, 'Pod', 'PUT with terminationGracePeriodSeconds 5');
       expectEqual(got.spec?.terminationGracePeriodSeconds, 5, 'terminationGracePeriodSeconds after the update');
     },
   }),

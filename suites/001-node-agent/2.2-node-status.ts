@@ -2,7 +2,7 @@
 // publishes in a Node's status (addresses, conditions, capacity, allocatable, nodeInfo,
 // declaredFeatures), cordoning through spec.unschedulable, and the heartbeat Lease in `node-lease`.
 import { defineCase, type Case, type CaseContext } from '../case.js';
-import { expectEqual, expectObject, expectStatus, expectTrue } from '../verify.js';
+import { expectEqual, expectObject, expectStatus, expectTrue, SUCCESS } from '../verify.js';
 import { createObject, itemPath, newObject, postObject } from '../000-control-plane/kinds.js';
 import { LEASE, NODE, T0, T1, agentCommon, putStatus } from './kinds.js';
 
@@ -18,7 +18,7 @@ async function nodeWithStatus(ctx: CaseContext, status: unknown) {
 /** Writes a valid `status` and returns what is read back from the Node afterwards. */
 async function storedStatus(ctx: CaseContext, status: unknown, what: string): Promise<any> {
   const { node, res } = await nodeWithStatus(ctx, status);
-  expectObject(res, [200, 201], 'Node', `PUT status with ${what}`);
+  expectObject(res, SUCCESS.replace, 'Node', `PUT status with ${what}`);
   const got = expectObject(await ctx.api.get(itemPath(NODE, '', node.metadata.name)), [200], 'Node', 'read the Node back');
   return got.status ?? {};
 }
@@ -169,7 +169,7 @@ export const nodeStatusCases: Case[] = [
       const node = await createObject(ctx, NODE, { spec: { taints: [{ key: 'conformance.orch.io/not-a-node', effect: 'NoSchedule' }] } });
       expectTrue(node.spec?.unschedulable !== true, 'a Node created without spec.unschedulable is schedulable', 'unschedulable absent or false', node.spec);
       const cordoned = { ...node, spec: { ...node.spec, unschedulable: true } };
-      const put = expectObject(await ctx.api.put(itemPath(NODE, '', node.metadata.name), cordoned), [200, 201], 'Node', 'PUT with spec.unschedulable true');
+      const put = expectObject(await ctx.api.put(itemPath(NODE, '', node.metadata.name), cordoned), SUCCESS.replace, 'Node', 'PUT with spec.unschedulable true');
       expectEqual(put.spec?.unschedulable, true, 'spec.unschedulable after cordoning');
       const got = expectObject(await ctx.api.get(itemPath(NODE, '', node.metadata.name)), [200], 'Node', 'read back');
       expectEqual(got.spec?.unschedulable, true, 'spec.unschedulable read back');
@@ -184,14 +184,14 @@ export const nodeStatusCases: Case[] = [
     requirements: ['001-2.2-node-status-subresource'],
     async run(ctx) {
       const initial = NODE.status!(ctx);
-      const node = expectObject(await postObject(ctx, NODE, newObject(ctx, NODE, { status: initial })), [200, 201, 202], 'Node', 'create a Node with status (as the agent registers it)');
+      const node = expectObject(await postObject(ctx, NODE, newObject(ctx, NODE, { status: initial })), SUCCESS.create, 'Node', 'create a Node with status (as the agent registers it)');
       expectEqual(node.status?.capacity, initial['capacity'], 'status.capacity of the created Node');
       const viaStatus = { ...node, spec: { ...node.spec, unschedulable: false }, status: { ...node.status, declaredFeatures: ['ViaStatus'] } };
-      const s = expectObject(await ctx.api.put(`${itemPath(NODE, '', node.metadata.name)}/status`, viaStatus), [200, 201], 'Node', 'PUT /status changing status and spec');
+      const s = expectObject(await ctx.api.put(`${itemPath(NODE, '', node.metadata.name)}/status`, viaStatus), SUCCESS.replace, 'Node', 'PUT /status changing status and spec');
       expectEqual(s.status?.declaredFeatures, ['ViaStatus'], 'status changed through /status');
       expectEqual(s.spec?.unschedulable, true, 'spec.unschedulable after a /status write that tried to change it');
       const viaMain = { ...s, status: { ...s.status, declaredFeatures: ['ViaMain'] } };
-      const m = expectObject(await ctx.api.put(itemPath(NODE, '', node.metadata.name), viaMain), [200, 201], 'Node', 'PUT to the main resource changing status');
+      const m = expectObject(await ctx.api.put(itemPath(NODE, '', node.metadata.name), viaMain), SUCCESS.replace, 'Node', 'PUT to the main resource changing status');
       expectEqual(m.status?.declaredFeatures, ['ViaStatus'], 'status after a main-resource write that tried to change it');
     },
   }),
@@ -209,9 +209,9 @@ export const nodeStatusCases: Case[] = [
       body.spec = { holderIdentity: node, leaseDurationSeconds: 40, renewTime: '2025-01-01T00:00:00.000000Z' };
       const path = itemPath(LEASE, 'node-lease', node);
       ctx.track(path);
-      const lease = expectObject(await ctx.api.post(path.slice(0, path.lastIndexOf('/')), body), [200, 201, 202], 'Lease', 'create the node\'s Lease in node-lease');
+      const lease = expectObject(await ctx.api.post(path.slice(0, path.lastIndexOf('/')), body), SUCCESS.create, 'Lease', 'create the node\'s Lease in node-lease');
       const renewed = { ...lease, spec: { ...lease.spec, renewTime: '2025-01-01T00:00:10.000000Z' } };
-      expectObject(await ctx.api.put(path, renewed), [200, 201], 'Lease', 'renew the Lease');
+      expectObject(await ctx.api.put(path, renewed), SUCCESS.replace, 'Lease', 'renew the Lease');
       const got = expectObject(await ctx.api.get(path), [200], 'Lease', 'read the Lease back');
       expectEqual(got.spec?.renewTime, '2025-01-01T00:00:10.000000Z', 'spec.renewTime after the heartbeat');
       expectEqual(got.spec?.holderIdentity, node, 'spec.holderIdentity');

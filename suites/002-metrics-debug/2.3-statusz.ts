@@ -2,7 +2,7 @@
 // checked with the negotiation, in 4-endpoints.ts). Optional fields may be absent; present, they
 // must have the spec's type and format.
 import { defineCase, type Case, type CaseContext } from '../case.js';
-import { expectCode, expectEqual, expectTrue, show } from '../verify.js';
+import { expectCode, expectEqual, expectTrue, show, skip } from '../verify.js';
 import { debugCase, expectMetadataNamesComponent, getWithAccept, statuszObject } from './debug-common.js';
 
 const common = { ...debugCase, suite: 'statusz', spec: { doc: '002', section: '2.3' }, level: 'MUST' } as const;
@@ -26,7 +26,7 @@ function optionalString(field: string, requirement: string, id: string, title: s
     async run(ctx: CaseContext) {
       const { obj } = await statuszObject(ctx);
       const v = obj[field];
-      if (v === undefined) return;
+      if (v === undefined) skip(`Statusz has no ${field} (optional, §2.3): its form cannot be checked`);
       expectTrue(typeof v === 'string' && v !== '' && (!format || format.re.test(v)), `${field} of Statusz`, format ? `absent, or a string ${format.text}` : 'absent, or a non-empty string', show(v));
     },
   });
@@ -98,7 +98,7 @@ export const statuszFieldCases: Case[] = [
     requirements: ['002-2.3-statusz-paths'],
     async run(ctx) {
       const paths = (await statuszObject(ctx)).obj['paths'];
-      if (paths === undefined) return;
+      if (paths === undefined) skip('Statusz has no paths (optional, §2.3): they cannot be checked');
       expectTrue(Array.isArray(paths) && paths.every((p) => typeof p === 'string' && p.startsWith('/') && !p.startsWith('//')), 'paths of Statusz', 'an array of relative URLs ("/...")', show(paths));
       for (const p of paths as string[]) expectCode(await getWithAccept(ctx, p, p === '/metrics' ? 'text/plain' : undefined), 200, `GET ${p} (listed in Statusz paths)`);
     },

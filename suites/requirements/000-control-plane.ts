@@ -483,7 +483,12 @@ export const CONTROL_PLANE: readonly Requirement[] = [
   {
     id: '000-2.5-requester-reserved-domains',
     doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
-    text: 'EvictionRequest `spec.requester` may not use the two domain suffixes reserved for the service itself (upstream `k8s.io` and `kubernetes.io`, here `orch.io` and the product domain). The reference rejects the domains `orch.io`, `kubernetes.io` and `k8s.io` and every subdomain of them (`orch.io` is `k8s.io` as this platform writes it; a server built from upstream keeps refusing the upstream names too).',
+    text: 'EvictionRequest `spec.requester` may not use the two domain suffixes reserved for the service itself (`orch.io`, as this platform writes upstream\'s `k8s.io`, and its subdomains; the spec does not name the second).',
+  },
+  {
+    id: '000-2.5-requester-reserved-upstream-domains',
+    doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'SHOULD', source: 'ground-truth',
+    text: 'EvictionRequest `spec.requester` may not use upstream\'s reserved suffixes either: `kubernetes.io` and its subdomains are rejected as Invalid (`domain names *.k8s.io, *.kubernetes.io are reserved`; upstream ValidateForbiddenReservedDomainSuffixes, which a server built from upstream keeps).',
   },
   {
     id: '000-2.5-requester-immutable',
@@ -1454,6 +1459,16 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-4.2-read',
     doc: '000', section: '4.2', sectionTitle: 'Operations', level: 'SHOULD', source: 'ground-truth',
     text: 'Read: GET C/{name} returns 200 with the resource, or 404 NotFound if it does not exist.',
+  },
+  {
+    id: '000-4.2-status-ignored-on-main',
+    doc: '000', section: '4.2', sectionTitle: 'Operations', level: 'SHOULD', source: 'ground-truth',
+    text: 'For a resource with a status subresource, a write to the main resource ignores `status`: the stored status is kept (upstream registry strategies copy it from the old object; status is written through `<item>/status`).',
+  },
+  {
+    id: '000-4.2-status-write-ignores-spec',
+    doc: '000', section: '4.2', sectionTitle: 'Operations', level: 'SHOULD', source: 'ground-truth',
+    text: 'A write through `<item>/status` changes only status: spec changes in its body are ignored (upstream status strategies reset everything but status).',
   },
   {
     id: '000-4.2-delete-collection-response',

@@ -89,6 +89,15 @@ export const deleteBreakages: Record<string, Breakage> = {
   'api.delete.orphan-dependents.true': {
     request: (r) => { if (isItemDelete(r)) editQuery(r, (q) => q.delete('orphanDependents')); },
   },
+  'api.delete.orphan-dependents.true-orphans-dependents': {
+    request: (r) => { if (isItemDelete(r)) editQuery(r, (q) => q.delete('orphanDependents')); },
+  },
+  'api.delete.propagation-policy.values': {
+    // Knows only two of the three policies.
+    request: (r) => (isItemDelete(r) && params(r).get('propagationPolicy') === 'Foreground'
+      ? answer(422, statusBody(422, 'Invalid', 'propagationPolicy: Unsupported value: "Foreground"'))
+      : undefined),
+  },
   'api.delete.orphan-dependents.false': {
     request: (r) => { if (isItemDelete(r)) editQuery(r, (q) => q.delete('orphanDependents')); },
   },

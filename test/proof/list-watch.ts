@@ -112,10 +112,10 @@ export const listWatchBreakages: Record<string, Breakage> = {
   },
   // Takes any continue token (ignoring it).
   'api.list.continue.invalid-token': { request: (r) => { if (isList(r) && param(r, 'continue') === 'not a token!') editQuery(r, (q) => q.delete('continue')); } },
-  // Tokens in another encoding.
+  // Tokens in another form (not base64url: a version prefix and a colon).
   'api.list.continue.token-format': {
     response: (r, res) => {
-      if (isList(r)) editJson(res, (o) => { if (o.metadata?.continue) o.metadata.continue = Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', key: o.metadata.continue })).toString('base64'); });
+      if (isList(r)) editJson(res, (o) => { if (o.metadata?.continue) o.metadata.continue = `v1:${o.metadata.continue}`; });
     },
   },
   // Lets resourceVersion pass with continue (ignoring it).
@@ -144,7 +144,8 @@ export const listWatchBreakages: Record<string, Breakage> = {
   // ---------------------------------------------------------------- pretty
   'api.list.pretty.true': { response: (r, res) => { if (isList(r)) compact(res); } },
   'api.list.pretty.default-compact': { response: (r, res) => { if (isList(r) && !has(r, 'pretty')) indent(res); } },
-  'api.list.pretty.default-cli-tools': { response: (r, res) => { if (isList(r) && !(r.headers['user-agent'] ?? '').startsWith('curl')) compact(res); } },
+  // Knows curl but not Wget.
+  'api.list.pretty.default-cli-tools': { response: (r, res) => { if (isList(r) && !has(r, 'pretty') && (r.headers['user-agent'] ?? '').startsWith('Wget')) compact(res); } },
   'api.list.pretty.default-browser': { response: (r, res) => { if (isList(r)) compact(res); } },
 
   // ---------------------------------------------------------------- shardSelector
@@ -209,12 +210,32 @@ export const listWatchBreakages: Record<string, Breakage> = {
   },
   // Defaults resourceVersionMatch instead of refusing.
   'api.watch.send-initial-events.requires-match': { request: (r) => { if (isRoles(r) && isWatch(r) && has(r, 'sendInitialEvents')) editQuery(r, (q) => q.set('resourceVersionMatch', 'NotOlderThan')); } },
+  // Refuses Exact with causes worded its own way.
+  'api.watch.send-initial-events.exact-refused-messages': {
+    // A refused watch's Status comes through the watch path of the proxy, as its only "line".
+    watchLine: (r, line) => {
+      const o = param(r, 'resourceVersionMatch') === 'Exact' ? parseLine(line) : undefined;
+      if (o?.kind !== 'Status') return line;
+      for (const c of o.details?.causes ?? []) c.message = 'not allowed';
+      return JSON.stringify(o);
+    },
+  },
   // Takes Exact (as if NotOlderThan).
   'api.watch.send-initial-events.exact-refused': {
     request: (r) => { if (isRoles(r) && isWatch(r) && param(r, 'resourceVersionMatch') === 'Exact') editQuery(r, (q) => { q.set('resourceVersionMatch', 'NotOlderThan'); q.delete('resourceVersion'); }); },
   },
   // Ignores timeoutSeconds.
   'api.watch.timeout-seconds': { request: (r) => { if (isRoles(r) && isWatch(r)) editQuery(r, (q) => q.delete('timeoutSeconds')); } },
+  // Says goodbye with an ERROR event before a timed-out watch ends.
+  'api.watch.timeout-seconds.ends-quietly': {
+    watchLine: (r, line) => {
+      if (!isRoles(r) || !has(r, 'timeoutSeconds')) return line;
+      const first = !linesSeen.has(r);
+      linesSeen.set(r, 1);
+      const error = { type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'watch closing', reason: 'InternalError', code: 500 } };
+      return first ? `${JSON.stringify(error)}\n${line}` : line;
+    },
+  },
   // Watches ignore part of the label selector.
   'api.watch.label-selector.filters': { request: (r) => { if (isWatch(r)) editLabels(r, (s) => s.replace(',tier=a', '')); } },
   'api.watch.field-selector.filters': { request: (r) => { if (isRoles(r) && isWatch(r)) editQuery(r, (q) => q.delete('fieldSelector')); } },

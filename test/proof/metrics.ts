@@ -1,7 +1,7 @@
 // For every /metrics case (spec 002 §4, §8, §9): a target broken in exactly the case's rule,
 // rewriting the text or the delimited protobuf exposition on its way out.
 import type { Breakage, ProxiedRequest, ProxiedResponse } from '../helpers/broken-target.js';
-import { decodeDelimited, encodeDelimited, MetricFamilyType, type HistogramMsg, type MetricFamilyMsg } from '../../reference/observability/metrics-proto.js';
+import { decodeDelimited, encodeDelimited, metricFamilyType, type HistogramMsg, type MetricFamilyMsg } from '../../reference/observability/metrics-proto.js';
 
 const isMetrics = (r: ProxiedRequest) => r.path.split('?')[0] === '/metrics';
 const contentType = (res: ProxiedResponse) => Object.entries(res.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '';
@@ -54,7 +54,7 @@ export const metricsBreakages: Record<string, Breakage> = {
   // Protobuf histograms reduced to classic buckets.
   'metrics.protobuf.native-and-classic': protobuf((fams) => histograms(fams).forEach(stripNative)),
   // The messages concatenated without their length prefixes.
-  'metrics.protobuf.delimited': protobuf((fams) => Buffer.concat(fams.map((f) => Buffer.from(MetricFamilyType.encode(MetricFamilyType.fromObject(f)).finish())))),
+  'metrics.protobuf.delimited': protobuf((fams) => Buffer.concat(fams.map((f) => Buffer.from(metricFamilyType().encode(metricFamilyType().fromObject(f)).finish())))),
   // Weighted Accept headers not honoured: anything with a list of types gets text.
   'metrics.protobuf.prometheus-accept': {
     request: (r) => {

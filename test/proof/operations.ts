@@ -12,6 +12,14 @@ function collectionPattern(k: ResourceKind): RegExp {
   return new RegExp(`^${escaped}`);
 }
 
+/** `patch` merged into `base` the JSON merge patch way (objects by key, the rest replaced). */
+function mergeInto(base: any, patch: any): any {
+  if (!patch || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const out = { ...(base && typeof base === 'object' && !Array.isArray(base) ? base : {}) };
+  for (const [key, v] of Object.entries(patch)) out[key] = mergeInto(out[key], v);
+  return out;
+}
+
 export function operationBreakagesFor(k: ResourceKind): Record<string, Breakage> {
   const col = collectionPattern(k);
   const isCollection = (r: ProxiedRequest) => col.test(pathOnly(r)) && pathOnly(r).replace(col, '') === '';
@@ -28,6 +36,8 @@ export function operationBreakagesFor(k: ResourceKind): Record<string, Breakage>
     [id('replace')]: { request: (r) => (r.method === 'PUT' && isItem(r) ? answer(200, r.body) : undefined) },
     // Accepts a merge patch but applies nothing.
     [id('patch.merge')]: { request: (r) => { if (r.method === 'PATCH' && isItem(r)) r.body = '{}'; } },
+    // Empty lists carry items: null.
+    [id('list.shape')]: { response: (r, res) => { if (r.method === 'GET' && isCollection(r)) editJson(res, (o) => { if (Array.isArray(o.items) && o.items.length === 0) o.items = null; }); } },
     // Pages without saying so: only the first item.
     [id('list')]: { response: (r, res) => { if (r.method === 'GET' && isCollection(r)) editJson(res, (o) => { if (Array.isArray(o.items)) o.items = o.items.slice(0, 1); }); } },
     // Loses updates on watches.
@@ -50,6 +60,15 @@ export function operationBreakagesFor(k: ResourceKind): Record<string, Breakage>
     // Writes through /status land on the main resource: spec changes apply, status ones do not.
     out[id('status.replace')] = { request: (r) => { if (r.method === 'PUT' && isStatus(r)) toMain(r); } };
     out[id('status.patch')] = { request: (r) => { if (r.method === 'PATCH' && isStatus(r)) toMain(r); } };
+    // Writes through /status also apply the spec they carry.
+    const appliesSpec = (method: string): Breakage => ({
+      response: (r, res) => {
+        const spec = r.method === method && isStatus(r) && res.status < 300 ? jsonBody(r)?.spec : undefined;
+        if (spec) editJson(res, (o) => { o.spec = mergeInto(o.spec, spec); });
+      },
+    });
+    out[id('status.replace.spec-ignored')] = appliesSpec('PUT');
+    out[id('status.patch.spec-ignored')] = appliesSpec('PATCH');
     // A main-resource PUT also writes the status it carries.
     out[id('status.ignored-on-main')] = {
       request: (r) => { if (r.method === 'PUT' && isItem(r) && jsonBody(r)?.status) r.path = r.path.replace(/(\?|$)/, '/status$1'); },
@@ -58,4 +77,12 @@ export function operationBreakagesFor(k: ResourceKind): Record<string, Breakage>
   return out;
 }
 
-export const operationBreakages: Record<string, Breakage> = Object.assign({}, ...KINDS.map(operationBreakagesFor));
+/** StorageClass cases of 4.2-operations.ts that are not generated per kind. */
+const storageClassBreakages: Record<string, Breakage> = {
+  // Serves the object under /status too.
+  'api.storageclass.no-status-subresource': {
+    request: (r) => { if (r.method === 'GET' && /\/storageclasses\/[^/]+\/status$/.test(pathOnly(r))) r.path = r.path.replace(/\/status(\?|$)/, '$1'); },
+  },
+};
+
+export const operationBreakages: Record<string, Breakage> = Object.assign({}, ...KINDS.map(operationBreakagesFor), storageClassBreakages);

@@ -118,6 +118,23 @@ function unionsScopeValues(): Breakage {
   };
 }
 
+/** Merges StorageClass mountOptions under strategic merge patch (a list upstream replaces). */
+function unionsMountOptions(): Breakage {
+  const options = new Map<string, string[]>();
+  return {
+    request: (r) => {
+      if (!pathOnly(r).includes('/storageclasses')) return;
+      if (r.method === 'POST') {
+        const b = jsonBody(r);
+        if (b?.metadata?.name && Array.isArray(b.mountOptions)) options.set(b.metadata.name, b.mountOptions);
+      } else if (isPatch(r, STRATEGIC)) {
+        const before = options.get(pathOnly(r).split('/').pop()!) ?? [];
+        editJson(r, (b) => { if (Array.isArray(b?.mountOptions)) b.mountOptions = [...new Set([...before, ...b.mountOptions])]; });
+      }
+    },
+  };
+}
+
 export const patchBreakages: Record<string, Breakage> = {
   ...Object.fromEntries(KINDS.flatMap((k) => Object.entries(perKind(k)))),
 
@@ -144,6 +161,7 @@ export const patchBreakages: Record<string, Breakage> = {
   'api.patch.strategic.podgroup-claim-statuses-merge-name': strategicAsMerge,
   'api.patch.strategic.podgroup-claim-statuses-retain-keys': ignoresInStrategic({ key: (k) => k === '$retainKeys' }),
   'api.patch.strategic.quota-scope-values-replaced': unionsScopeValues(),
+  'api.patch.strategic.unkeyed-list-replaced': unionsMountOptions(),
 
   // ObjectMeta.
   'api.patch.strategic.finalizers-merge': strategicAsMerge,
@@ -198,6 +216,7 @@ export const patchBreakages: Record<string, Breakage> = {
   'api.apply.conflict-with-update': { request: (r) => { if (isPatch(r, APPLY)) setParams(r, (q) => q.set('force', 'true')); } },
   // Ignores force.
   'api.apply.force': { request: (r) => { if (isPatch(r, APPLY)) setParams(r, (q) => q.delete('force')); } },
+  'api.apply.force.over-update': { request: (r) => { if (isPatch(r, APPLY)) setParams(r, (q) => q.delete('force')); } },
   'api.apply.removes-dropped-fields': neverRemoves(),
   'api.apply.managed-fields.apply-entry': {
     // Records applies as updates.

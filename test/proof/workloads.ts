@@ -135,9 +135,6 @@ function dedupeByType(status: any): void {
   status.conditions = status.conditions.filter((c: any) => !seen.has(c?.type) && !!seen.add(c?.type));
 }
 
-const INITIALLY_SCHEDULED_TRUE = (conditions: any) =>
-  Array.isArray(conditions) && conditions.some((c: any) => c?.type === 'PodGroupInitiallyScheduled' && c?.status === 'True');
-
 export const workloadBreakages: Record<string, Breakage> = {
   // §2.5 EvictionRequest
   'api.evictionrequest.spec.required': onCreate(ER, (b) => {
@@ -160,6 +157,10 @@ export const workloadBreakages: Record<string, Breakage> = {
   'api.evictionrequest.requester.reserved-domains': onCreate(ER, (b) => {
     const req = b.spec?.requester;
     if (typeof req === 'string' && /^([a-z0-9-]+\.)*(orch\.io|kubernetes\.io|k8s\.io)\//.test(req)) b.spec.requester = req.replace(/^[^/]+/, 'example.com');
+  }),
+  'api.evictionrequest.requester.reserved-upstream-domains': onCreate(ER, (b) => {
+    const req = b.spec?.requester;
+    if (typeof req === 'string' && /^([a-z0-9-]+\.)*kubernetes\.io\//.test(req)) b.spec.requester = req.replace(/^[^/]+/, 'example.com');
   }),
   'api.evictionrequest.requester.immutable': allowsChange(ER, 'spec.requester'),
   'api.evictionrequest.target.required': onCreate(ER, (b) => { b.spec.target ??= { pod: { name: 'filled', uid: randomUUID() } }; }),
@@ -219,6 +220,7 @@ export const workloadBreakages: Record<string, Breakage> = {
   }),
   'api.podgroup.parent-composite.immutable': allowsChange(PG, 'spec.parentCompositePodGroupName'),
   'api.podgroup.preemption-policy.dropped-gate-off': keepsGatedField(PG, 'spec.preemptionPolicy'),
+  'api.podgroup.preemption-policy.not-stored-gate-off': keepsGatedField(PG, 'spec.preemptionPolicy'),
   'api.podgroup.preemption-policy.default': onCreate(PG, (b) => { if (b.spec) b.spec.preemptionPolicy ??= 'Never'; }),
   'api.podgroup.preemption-policy.allowed': rejectCreate(PG, (b) => b?.spec?.preemptionPolicy === 'Never', 'spec.preemptionPolicy', 'FieldValueNotSupported', 'Unsupported value: "Never": supported values: "PreemptLowerPriority"'),
   'api.podgroup.preemption-policy.unsupported': onCreate(PG, (b) => { if (!['Never', 'PreemptLowerPriority', undefined].includes(b.spec?.preemptionPolicy)) b.spec.preemptionPolicy = 'Never'; }),
@@ -229,6 +231,7 @@ export const workloadBreakages: Record<string, Breakage> = {
   'api.podgroup.priority-class-name.immutable': allowsChange(PG, 'spec.priorityClassName'),
   'api.podgroup.resource-claims.kept-gate-on': dropOnOutput(PG, 'spec.resourceClaims'),
   'api.podgroup.resource-claims.dropped-gate-off': keepsGatedField(PG, 'spec.resourceClaims'),
+  'api.podgroup.resource-claims.not-stored-gate-off': keepsGatedField(PG, 'spec.resourceClaims'),
   'api.podgroup.resource-claims.name-required': onCreate(PG, (b) => { (b.spec?.resourceClaims ?? []).forEach((c: any, i: number) => { c.name ??= `filled-${i}`; }); }),
   'api.podgroup.resource-claims.name-dns-label': onCreate(PG, (b) => { (b.spec?.resourceClaims ?? []).forEach((c: any) => { if (typeof c.name === 'string') c.name = sanitizeName(c.name, false); }); }),
   'api.podgroup.resource-claims.name-unique': onCreate(PG, (b) => {
@@ -250,6 +253,7 @@ export const workloadBreakages: Record<string, Breakage> = {
   'api.podgroup.resource-claims.template-name-immutable': allowsChange(PG, 'spec.resourceClaims'),
   'api.podgroup.resource-claims.max-4': onCreate(PG, (b) => { if (Array.isArray(b.spec?.resourceClaims)) b.spec.resourceClaims = b.spec.resourceClaims.slice(0, 4); }),
   'api.podgroup.scheduling-constraints.dropped-gate-off': keepsGatedField(PG, 'spec.schedulingConstraints'),
+  'api.podgroup.scheduling-constraints.not-stored-gate-off': keepsGatedField(PG, 'spec.schedulingConstraints'),
   'api.podgroup.scheduling-constraints.kept-gate-on': dropOnOutput(PG, 'spec.schedulingConstraints'),
   'api.podgroup.scheduling-constraints.single-topology': onCreate(PG, (b) => {
     const c = b.spec?.schedulingConstraints;
@@ -271,10 +275,6 @@ export const workloadBreakages: Record<string, Breakage> = {
     if (typeof w?.workloadName === 'string') w.workloadName = sanitizeName(w.workloadName);
   }),
   'api.podgroup.workload-ref.immutable': allowsChange(PG, 'spec.workloadRef'),
-  'api.podgroup.status.initially-scheduled.terminal': allowsChange(PG, 'status.conditions', {
-    status: true,
-    forbidden: (next, prev) => INITIALLY_SCHEDULED_TRUE(prev) && !INITIALLY_SCHEDULED_TRUE(next),
-  }),
   'api.podgroup.status.initially-scheduled.reasons': rejectStatusPut(
     PG,
     (b) => (b?.status?.conditions ?? []).some((c: any) => c?.reason === 'SchedulerError'),
