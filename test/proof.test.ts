@@ -1,5 +1,6 @@
 // Every case is proven: it passes against the reference and fails against a target broken in
-// exactly its rule (see proof/*.ts). A case without a breakage fails here.
+// exactly its rule (see proof/*.ts). A case without a breakage fails here. Runs are strict, so a
+// broken SHOULD rule shows as `failed`, not as a warning.
 import t from 'tap';
 import { ALL_CASES } from '../suites/index.js';
 import { runCases } from '../runner/run.js';
@@ -13,7 +14,7 @@ import type { TargetGroup } from '../runner/run.js';
 async function runOne(c: Case, group: Omit<TargetGroup, 'cases'>, baseUrl = group.conn.baseUrl) {
   // The component's metrics and debug endpoints are at the same (proxied) URL as its API.
   const conn = { ...group.conn, baseUrl };
-  const report = await runCases({ cases: [c], conn, components: { apiserver: conn }, embedded: false, gates: group.gates, facts: group.facts, version: 'test', timeoutMs: 20_000 });
+  const report = await runCases({ cases: [c], conn, components: { apiserver: conn }, embedded: false, gates: group.gates, facts: group.facts, version: 'test', timeoutMs: 20_000, strict: true });
   return report.cases[0]!;
 }
 
