@@ -1,13 +1,18 @@
 // Throughput of the reference API server next to a bare node:http JSON server answering the same
-// payloads, measured in the same run by the same load generator, plus the reference's cold start.
+// payloads, measured in the same run by the same load generator, plus start-up: from process spawn
+// to a served /version, for `serve` as users start it (HTTPS, its CA and serving key generated at
+// start) and `serve --plain-http`, and for startReference alone.
 //
 //   node dist/bench/api.js [--requests 10000] [--connections 16] [--max-seconds 10] [--starts 7]
+//   node dist/bench/api.js --start-only      (start-up figures only)
 //
 // Each server runs in its own child process (so the load generator does not share its event loop)
 // on loopback. `--serve reference|bare` is the child mode.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createServer, get as httpGet } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -15,6 +20,7 @@ import { parseArgs } from 'node:util';
 const SC_PATH = '/apis/storage.orch.io/v1/storageclasses';
 const here = fileURLToPath(import.meta.url);
 const serverModule = pathToFileURL(fileURLToPath(new URL('../reference/server.js', import.meta.url))).href;
+const BIN = fileURLToPath(new URL('../bin/orch-conformance.js', import.meta.url));
 
 const { values: args } = parseArgs({
   options: {
@@ -23,6 +29,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '16' },
     'max-seconds': { type: 'string', default: '10' },
     starts: { type: 'string', default: '7' },
+    'start-only': { type: 'boolean', default: false },
   },
 });
 
@@ -180,6 +187,7 @@ async function drive(): Promise<void> {
     await Promise.all(children.map(stop));
   };
   process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  if (args['start-only']) return startUp(starts);
   try {
     const reference = await spawnUntilReady([here, '--serve', 'reference']);
     children.push(reference);
@@ -228,32 +236,82 @@ async function drive(): Promise<void> {
     await cleanup();
     children.length = 0;
 
-    const cold: number[] = [];
-    const baseline: number[] = [];
-    const script = `import { startReference } from ${JSON.stringify(serverModule)}; const r = await startReference({ port: 0 }); console.log('READY ' + r.url); await r.close();`;
-    for (let i = 0; i < starts; i++) {
-      const c = await spawnUntilReady(['--input-type=module', '-e', script]);
-      cold.push(c.ms);
-      await waitExit(c);
-      const b = await spawnUntilReady(['--input-type=module', '-e', "console.log('READY')"]);
-      baseline.push(b.ms);
-      await waitExit(b);
-    }
-
     console.log(`\nAPI throughput (${opts.connections} connections, up to ${opts.requests} requests or ${opts.maxMs / 1000}s each, loopback)\n`);
     printTable(['operation', 'reference req/s', 'bare node:http req/s', 'ref/bare', 'ref p50/p99 ms', 'bare p50/p99 ms', 'requests'], rows);
-    console.log(`\nCold start to ready (spawn -> startReference resolved), ${starts} runs\n`);
-    printTable(
-      ['', 'median ms', 'min ms', 'max ms'],
-      [
-        ['reference', cold, median(cold)],
-        ['node -e (baseline)', baseline, median(baseline)],
-      ].map(([label, xs, m]) => [label as string, (m as number).toFixed(0), Math.min(...(xs as number[])).toFixed(0), Math.max(...(xs as number[])).toFixed(0)]),
-    );
-    console.log('');
+    await startUp(starts);
   } finally {
     await cleanup();
   }
+}
+
+/** GET /version over http or https (trusting `caPem`), resolving once the whole answer is in. */
+function getVersion(base: string, caPem?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const url = new URL('/version', base);
+    const done = (res: import('node:http').IncomingMessage) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    };
+    const req = url.protocol === 'https:' ? httpsGet(url, { ca: caPem, agent: false }, done) : httpGet(url, { agent: false }, done);
+    req.on('error', reject);
+  });
+}
+
+/**
+ * Milliseconds from spawning `nodeArgs` to a 200 on /version from the URL it prints on a line
+ * `api: <url>` (with its CA file on an earlier `ca: <file>` line, or the PEM as JSON on `caPem: ...`).
+ */
+async function timeToVersion(nodeArgs: string[]): Promise<number> {
+  const started = process.hrtime.bigint();
+  const proc = spawn(process.execPath, nodeArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const out = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const timer = setTimeout(() => reject(new Error(`no api: line within 30s from node ${nodeArgs.join(' ')}`)), 30_000);
+      proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`node ${nodeArgs.join(' ')} exited (${code}) before it was ready`)); });
+      proc.stdout!.on('data', (c: Buffer) => {
+        text += c.toString();
+        if (/^api: \S+$/m.test(text)) {
+          clearTimeout(timer);
+          resolve(text);
+        }
+      });
+    });
+    const url = /^api: (\S+)$/m.exec(out)![1]!;
+    const caFile = /^ca: (\S+)$/m.exec(out)?.[1];
+    const caJson = /^caPem: (.+)$/m.exec(out)?.[1];
+    const status = await getVersion(url, caFile ? readFileSync(caFile, 'utf8') : caJson ? JSON.parse(caJson) : undefined);
+    if (status !== 200) throw new Error(`GET ${url}/version: ${status}`);
+    return Number(process.hrtime.bigint() - started) / 1e6;
+  } finally {
+    proc.removeAllListeners('exit');
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+    await exited;
+  }
+}
+
+/** Start-up to a served /version, each way `starts` times, interleaved so that machine load hits all alike. */
+async function startUp(starts: number): Promise<void> {
+  const reference = (tls: boolean) => `import { startReference } from ${JSON.stringify(serverModule)}; const r = await startReference({ port: 0${tls ? ", tls: 'self-signed'" : ''} }); console.log((r.caPem ? 'caPem: ' + JSON.stringify(r.caPem) + '\\n' : '') + 'api: ' + r.url); process.once('SIGTERM', () => r.close());`;
+  const ways: Array<[string, string[]]> = [
+    ['serve (HTTPS, CA and key generated)', [BIN, 'serve', '--api-port', '0']],
+    ['serve --plain-http', [BIN, 'serve', '--api-port', '0', '--plain-http']],
+    ["startReference({ tls: 'self-signed' })", ['--input-type=module', '-e', reference(true)]],
+    ['startReference() (plain HTTP)', ['--input-type=module', '-e', reference(false)]],
+  ];
+  const ms = ways.map(() => [] as number[]);
+  const baseline: number[] = [];
+  for (let i = 0; i < starts; i++) {
+    for (const [w, [, argv]] of ways.entries()) ms[w]!.push(await timeToVersion(argv));
+    const b = await spawnUntilReady(['--input-type=module', '-e', "console.log('READY')"]);
+    baseline.push(b.ms);
+    await waitExit(b);
+  }
+  console.log(`\nStart-up: spawn -> first 200 on /version, ${starts} runs (budget: 300 ms for serve)\n`);
+  const row = (label: string, xs: number[]) => [label, median(xs).toFixed(0), Math.min(...xs).toFixed(0), Math.max(...xs).toFixed(0)];
+  printTable(['', 'median ms', 'min ms', 'max ms'], [...ways.map(([label], w) => row(label, ms[w]!)), row('node -e (baseline, to its first line)', baseline)]);
+  console.log('');
 }
 
 function waitExit(child: Child): Promise<void> {

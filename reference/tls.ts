@@ -1,16 +1,16 @@
 // Serving certificates for the reference, as upstream kube-apiserver gets them: PEM files given
 // with --tls-cert-file/--tls-private-key-file, or a --cert-dir holding apiserver.crt/apiserver.key
-// (reused when present, generated once otherwise), or a throwaway self-signed pair in memory.
+// (reused when present, generated once otherwise), or a self-signed pair generated at start, in a
+// fresh private directory (`serve` without flags) or in memory (embedded references).
 //
-// Node can verify and serve X.509 but cannot issue it, so certificates are built with node-forge
-// (one well-kept package, no dependencies of its own, RSA and X.509 v3 extensions). Keys come from
-// Node's native generator: forge's JavaScript RSA key generation takes seconds, signing does not.
-import { generateKeyPairSync, randomBytes, X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+// Keys are ECDSA P-256 and certificates are written by ./certificate.ts with node:crypto: both take
+// a few milliseconds, where two RSA keys took hundreds (serve generates its pair at every start).
+import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import forge from 'node-forge';
+import { certificatePem, issue } from './certificate.js';
 
 /** What a TLS server needs, and (when known) what its clients should trust. */
 export interface ServingCert {
@@ -57,29 +57,15 @@ export function servingNames(host: string | undefined): { ips: string[]; dns: st
   return { ips: [...ips], dns: [...dns] };
 }
 
-/** A positive serial number of 16 random bytes, as hex (the top bit clear: DER integers are signed). */
-function serial(): string {
-  const b = randomBytes(16);
-  b[0] = b[0]! & 0x7f;
-  return b.toString('hex');
-}
-
-function rsaKey(): { forgeKey: forge.pki.rsa.PrivateKey; forgePublic: forge.pki.rsa.PublicKey; pem: string } {
-  // PKCS#1 ("RSA PRIVATE KEY"), the form upstream's keyutil writes.
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-  const forgeKey = forge.pki.privateKeyFromPem(pem) as forge.pki.rsa.PrivateKey;
-  return { forgeKey, forgePublic: forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e), pem };
-}
-
 export interface SelfSigned extends ServingCert {
   readonly caPem: string;
 }
 
 /**
  * A self-signed CA and a serving certificate it signs, as upstream's
- * certutil.GenerateSelfSignedCertKey: CNs `<host>-ca@<unix time>` and `<host>@<unix time>`, RSA
- * 2048, one year; `certPem` is the serving certificate followed by the CA (upstream's file layout).
+ * certutil.GenerateSelfSignedCertKey but with P-256 keys: CNs `<host>-ca@<unix time>` and
+ * `<host>@<unix time>`, one year; `certPem` is the serving certificate followed by the CA
+ * (upstream's file layout); `keyPem` is SEC 1 ("EC PRIVATE KEY"), as upstream's keyutil writes it.
  */
 export function generateSelfSigned(host?: string, now: Date = new Date()): SelfSigned {
   const names = servingNames(host);
@@ -87,53 +73,18 @@ export function generateSelfSigned(host?: string, now: Date = new Date()): SelfS
   // Local listeners are named "localhost" as upstream's scheduler and controller manager do.
   const cnHost = isUnspecified(h) || isLoopback(h) ? 'localhost' : h;
   const unix = Math.floor(now.getTime() / 1000);
-  const notBefore = new Date(now.getTime() - BACKDATE_MS);
-  const notAfter = new Date(now.getTime() + VALIDITY_MS);
-
-  const caKey = rsaKey();
-  const ca = forge.pki.createCertificate();
-  ca.publicKey = caKey.forgePublic;
-  ca.serialNumber = serial();
-  ca.validity.notBefore = notBefore;
-  ca.validity.notAfter = notAfter;
-  // UTF8String: '@' is not a PrintableString character, and Go clients (kubectl) refuse the
-  // certificate if the name is encoded as one (forge's default).
-  const caName = [{ name: 'commonName', value: `${cnHost}-ca@${unix}`, valueTagClass: forge.asn1.Type.UTF8 as unknown as forge.asn1.Class }];
-  ca.setSubject(caName);
-  ca.setIssuer(caName);
-  ca.setExtensions([
-    { name: 'basicConstraints', cA: true, critical: true },
-    { name: 'keyUsage', keyCertSign: true, digitalSignature: true, keyEncipherment: true, critical: true },
-    { name: 'subjectKeyIdentifier' },
-  ]);
-  ca.sign(caKey.forgeKey, forge.md.sha256.create());
-
-  const leafKey = rsaKey();
-  const leaf = forge.pki.createCertificate();
-  leaf.publicKey = leafKey.forgePublic;
-  leaf.serialNumber = serial();
-  leaf.validity.notBefore = notBefore;
-  leaf.validity.notAfter = notAfter;
-  leaf.setSubject([{ name: 'commonName', value: `${cnHost}@${unix}`, valueTagClass: forge.asn1.Type.UTF8 as unknown as forge.asn1.Class }]);
-  leaf.setIssuer(caName);
-  leaf.setExtensions([
-    { name: 'basicConstraints', cA: false, critical: true },
-    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-    { name: 'extKeyUsage', serverAuth: true },
-    { name: 'subjectAltName', altNames: [...names.dns.map((value) => ({ type: 2, value })), ...names.ips.map((ip) => ({ type: 7, ip }))] },
-    { name: 'authorityKeyIdentifier', keyIdentifier: ca.generateSubjectKeyIdentifier().getBytes() },
-  ]);
-  leaf.sign(caKey.forgeKey, forge.md.sha256.create());
-
-  const caPem = forge.pki.certificateToPem(ca);
-  return { certPem: forge.pki.certificateToPem(leaf) + caPem, keyPem: leafKey.pem, caPem };
+  const validity = { notBefore: new Date(now.getTime() - BACKDATE_MS), notAfter: new Date(now.getTime() + VALIDITY_MS) };
+  const ca = issue({ commonName: `${cnHost}-ca@${unix}`, ...validity });
+  const leaf = issue({ commonName: `${cnHost}@${unix}`, ...validity, issuer: ca, dns: names.dns, ips: names.ips });
+  const caPem = certificatePem(ca.der);
+  return { certPem: certificatePem(leaf.der) + caPem, keyPem: leaf.key.export({ type: 'sec1', format: 'pem' }).toString(), caPem };
 }
 
 const selfSignedByHost = new Map<string, SelfSigned>();
 
 /**
- * generateSelfSigned, once per listen host per process: its two RSA keys take a few tenths of a
- * second, and embedded runs and tests start many references. The key never leaves the process.
+ * generateSelfSigned, once per listen host per process: embedded runs and tests start many
+ * references, and one CA to trust is simpler for their clients. The key never leaves the process.
  */
 export function processSelfSigned(host?: string): SelfSigned {
   const key = host ?? '';
@@ -248,15 +199,31 @@ export interface ServeTlsFlags {
   readonly tlsCertFile?: string;
   readonly tlsPrivateKeyFile?: string;
   readonly certDir?: string;
+  readonly plainHttp?: boolean;
   readonly host?: string;
 }
 
+export interface ServeTls {
+  /** Absent: plain HTTP (--plain-http). */
+  readonly cert?: ServingCert;
+  /** The CA file clients should trust (`serve` prints it as "ca:"), when known. */
+  readonly caFile?: string;
+  /** True when the pair was generated now. */
+  readonly generated?: boolean;
+  /** A private directory made for this process only, and what removes it: call when the server stops. */
+  readonly tempDir?: string;
+  readonly cleanup?: () => void;
+}
+
 /**
- * What `serve`'s TLS flags ask for: nothing (plain HTTP), the given files, or a --cert-dir pair.
+ * What `serve`'s TLS flags ask for: the given files, a --cert-dir pair, plain HTTP
+ * (--plain-http), or by default a self-signed pair in a fresh private directory: spec 002 §1 has
+ * every component serve HTTPS. That directory holds the serving key, so it is owner-only and goes
+ * when the server does (the CA's key is never written: nobody should trust that CA afterwards).
  * Flags that cannot be meant together are a TlsConfigError: upstream silently ignores --cert-dir
  * next to explicit files, which hides a typo; here it is refused.
  */
-export function serveTls(flags: ServeTlsFlags): { cert?: ServingCert; caFile?: string; generated?: boolean } {
+export function serveTls(flags: ServeTlsFlags): ServeTls {
   const given = (v: string | undefined, flag: string) => {
     if (v !== undefined && v.trim() === '') throw new TlsConfigError(`${flag} needs a path`);
     return v !== undefined;
@@ -264,6 +231,8 @@ export function serveTls(flags: ServeTlsFlags): { cert?: ServingCert; caFile?: s
   const certFile = given(flags.tlsCertFile, '--tls-cert-file');
   const keyFile = given(flags.tlsPrivateKeyFile, '--tls-private-key-file');
   const certDir = given(flags.certDir, '--cert-dir');
+  if (flags.plainHttp && (certFile || keyFile || certDir)) throw new TlsConfigError('--plain-http serves without TLS: give it without --tls-cert-file, --tls-private-key-file and --cert-dir');
+  if (flags.plainHttp) return {};
   if (certDir && (certFile || keyFile)) throw new TlsConfigError('--cert-dir generates or reuses apiserver.crt/apiserver.key there; with --tls-cert-file/--tls-private-key-file give those instead, not both');
   if (certFile !== keyFile) throw new TlsConfigError('--tls-cert-file and --tls-private-key-file go together: give both (or --cert-dir to have a self-signed pair made)');
   if (certFile) return { cert: loadServingCert(flags.tlsCertFile!, flags.tlsPrivateKeyFile!) };
@@ -271,5 +240,18 @@ export function serveTls(flags: ServeTlsFlags): { cert?: ServingCert; caFile?: s
     const r = certDirServingCert(flags.certDir!, flags.host);
     return { cert: r.cert, caFile: r.caFile, generated: r.generated };
   }
-  return {};
+  let tempDir: string;
+  try {
+    // mkdtemp makes the directory 0700 under a name nobody could have prepared.
+    tempDir = mkdtempSync(join(tmpdir(), 'orch-conformance-serve-'));
+  } catch (err) {
+    throw new TlsConfigError(`cannot make a private directory for the serving certificate in ${tmpdir()}: ${(err as Error).message} (or give --cert-dir)`);
+  }
+  try {
+    const r = certDirServingCert(tempDir, flags.host);
+    return { cert: r.cert, caFile: r.caFile, generated: true, tempDir, cleanup: () => rmSync(tempDir, { recursive: true, force: true }) };
+  } catch (err) {
+    rmSync(tempDir, { recursive: true, force: true });
+    throw err;
+  }
 }

@@ -1,11 +1,13 @@
-// HTTPS end to end: `serve --cert-dir` then `run --api https://... --ca <file>`, serve's TLS usage
-// errors, and the proof of the HTTPS cases (spec 002 §1, §4) against an https reference and the
+// HTTPS end to end: `serve` (HTTPS by default) or `serve --cert-dir`, then
+// `run --api https://... --ca <file>`; `--plain-http`; serve's TLS usage errors and a port in use;
+// and the proof of the HTTPS cases (spec 002 §1, §4) against an https reference and the
 // plain-HTTP proof proxy in front of it, run here until the proof test starts TLS references.
 import t from 'tap';
 import { execaNode } from 'execa';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { runCases } from '../runner/run.js';
 import { defaultGates } from '../runner/gates.js';
 import { startReference } from '../reference/server.js';
@@ -49,15 +51,59 @@ t.test('serve --cert-dir serves HTTPS; run --api https://... --ca <file> --focus
   t.equal(run2.exitCode, 0, `the reused pair still verifies: ${run2.stderr}`);
 });
 
-t.test('serve without TLS flags stays plain HTTP, and says so in --help', async (t) => {
-  const s = await startServe(t, []);
+t.test('serve with no flags serves HTTPS; run --api URL --ca CA with no other flag passes every case', async (t) => {
+  const s = await startServe(t);
+  t.match(s.url, /^https:\/\/127\.0\.0\.1:\d+$/, 'HTTPS by default (spec 002 §1)');
+  t.ok(s.ca, 'the generated CA is printed');
+  const dir = dirname(s.ca!);
+  t.equal(basename(s.ca!), 'apiserver-ca.crt');
+  t.ok(dir.startsWith(tmpdir()), `in a fresh directory under the temp dir: ${dir}`);
+  t.equal(statSync(dir).mode & 0o777, 0o700, 'the directory is owner-only');
+  t.equal(statSync(join(dir, 'apiserver.key')).mode & 0o777, 0o600, 'the key is owner-only');
+
+  const report = join(tempDir(t), 'results.json');
+  const run = await execaNode(BIN, ['run', '--api', s.url, '--ca', s.ca!, '--reporter', `json=${report}`], { reject: false, timeout: 540_000 });
+  const r = JSON.parse(readFileSync(report, 'utf8'));
+  const notPassed = (r.cases as Array<{ id: string; status: string; message?: string }>).filter((c) => c.status !== 'passed');
+  const unexpected = notPassed.filter((c) => c.status !== 'skipped' || !/needs feature gate|needs to know .*: pass --|pass --metrics|pass --failing-health-check/.test(c.message ?? ''));
+  t.equal(run.exitCode, 0, `run exits 0: ${run.stderr}`);
+  t.same(unexpected.map((c) => `${c.id}: ${c.status} ${c.message}`), [], 'every case passed, but those needing another gate state or a target fact, skipped');
+  t.ok(r.summary.passed > 100, `cases passed: ${r.summary.passed}`);
+  t.ok(r.cases.some((c: { id: string; status: string }) => c.id === 'debug.https.port' && c.status === 'passed'), 'the HTTPS cases among them');
+
+  s.proc.kill('SIGTERM');
+  t.equal((await s.proc).exitCode, 0, 'serve stops on SIGTERM');
+  t.notOk(existsSync(dir), 'and removes its private directory: the key goes, and nobody trusts the CA any more');
+});
+
+t.test('serve --plain-http serves plain HTTP, and --help says what serve does', async (t) => {
+  const s = await startServe(t, ['--plain-http']);
   t.match(s.url, /^http:\/\//);
   t.equal(s.ca, undefined, 'no ca: line');
+  t.equal((await fetch(`${s.url}/version`)).status, 200);
   const help = await execaNode(BIN, ['serve', '--help'], { reject: false });
-  t.match(help.stdout, /plain HTTP/);
+  t.match(help.stdout, /Serves HTTPS/);
+  t.match(help.stdout, /--plain-http/);
   t.match(help.stdout, /--cert-dir/);
   t.match(help.stdout, /--tls-cert-file/);
   t.match(help.stdout, /--tls-private-key-file/);
+});
+
+t.test('serve on a port in use: the usage error line only, exit 2', async (t) => {
+  const taken = createServer();
+  await new Promise<void>((res) => taken.listen(0, '127.0.0.1', res));
+  t.teardown(() => taken.close());
+  const port = (taken.address() as AddressInfo).port;
+  // serve's own temp dir, to see that the certificate directory it made is gone too.
+  const tmp = tempDir(t);
+  for (const flags of [[], ['--plain-http']]) {
+    const r = await execaNode(BIN, ['serve', '--api-port', String(port), ...flags], { reject: false, timeout: 20_000, env: { TMPDIR: tmp } });
+    t.equal(r.exitCode, 2, `serve ${flags.join(' ')}: exit 2`);
+    t.same(readdirSync(tmp), [], 'nothing left in the temp dir');
+    t.equal(r.stdout, '', 'no ca: or api: line');
+    t.match(r.stderr, new RegExp(`^orch-conformance: cannot start the reference on 127\\.0\\.0\\.1:${port}: port in use[^\n]*--api-port[^\n]*$`), 'one line, naming the fix');
+    t.notMatch(r.stderr, /\n|\bat \S+ \(|EADDRINUSE/, 'no stack trace, no system error code');
+  }
 });
 
 t.test('serve refuses bad TLS flag combinations and unusable files with exit 2', async (t) => {
@@ -68,6 +114,8 @@ t.test('serve refuses bad TLS flag combinations and unusable files with exit 2',
     [['--cert-dir', dir, '--tls-cert-file', 'a', '--tls-private-key-file', 'b'], /not both/],
     [['--tls-cert-file', join(dir, 'missing.crt'), '--tls-private-key-file', join(dir, 'missing.key')], /cannot read the certificate file .*missing\.crt/],
     [['--cert-dir', ''], /--cert-dir needs a path/],
+    [['--plain-http', '--cert-dir', dir], /--plain-http serves without TLS/],
+    [['--plain-http', '--tls-cert-file', 'a', '--tls-private-key-file', 'b'], /--plain-http serves without TLS/],
   ];
   for (const [args, message] of cases) {
     const r = await execaNode(BIN, ['serve', '--api-port', '0', ...args], { reject: false, timeout: 20_000 });
@@ -89,7 +137,7 @@ t.test('proof of the HTTPS cases: pass against an https reference, fail against 
   const ref = await startReference({ tls: 'self-signed' });
   t.teardown(() => ref.close());
   const runOne = async (c: Case, conn: TargetConnection) => {
-    const report = await runCases({ cases: [c], conn, components: { apiserver: conn }, embedded: false, gates: defaultGates(), version: 'test', timeoutMs: 20_000 });
+    const report = await runCases({ cases: [c], conn, components: { apiserver: conn }, embedded: false, gates: defaultGates(), version: 'test', timeoutMs: 20_000, strict: true });
     return report.cases[0]!;
   };
   const https = metricsDebugCases.filter((c) => c.suite === 'https');
@@ -117,7 +165,8 @@ t.test('the proof proxy forwards to an https upstream: other breakages still bit
   const broken = await startBrokenTarget(ref.url, BREAKAGES[c.id]!, { caPem: ref.caPem });
   t.teardown(() => broken.close());
   const conn = { baseUrl: broken.url };
-  const report = await runCases({ cases: [c], conn, components: { apiserver: conn }, embedded: false, gates: defaultGates(), version: 'test', timeoutMs: 20_000 });
+  // Strict, as proofs run: a broken SHOULD case is then failed, not warned.
+  const report = await runCases({ cases: [c], conn, components: { apiserver: conn }, embedded: false, gates: defaultGates(), version: 'test', timeoutMs: 20_000, strict: true });
   t.equal(report.cases[0]!.status, 'failed', `${c.id} against its breakage over an https upstream: ${report.cases[0]!.message}`);
   const passThrough = await startBrokenTarget(ref.url, {}, { caPem: ref.caPem });
   t.teardown(() => passThrough.close());

@@ -8,9 +8,9 @@ import { startReference } from '../reference/server.js';
 import { kubectlAgainst } from './helpers/kubectl.js';
 
 t.test('kubectl apply --server-side and kubectl patch against the reference', async (t) => {
-  const ref = await startReference({ host: '127.0.0.1', port: 0 });
+  const ref = await startReference({ host: '127.0.0.1', port: 0, tls: 'self-signed' });
   t.teardown(() => ref.close());
-  const { dir, kubectl } = kubectlAgainst(t, ref.url);
+  const { dir, kubectl } = kubectlAgainst(t, ref.url, { caPem: ref.caPem });
   const version = await kubectl('version', '--client');
   if (version.exitCode !== 0) {
     t.fail(`kubectl is not runnable (${version.failed ? version.shortMessage : version.stderr}); CI must install it on PATH`);

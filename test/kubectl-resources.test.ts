@@ -7,10 +7,10 @@ import { kubectlAgainst } from './helpers/kubectl.js';
 
 t.test('kubectl api-resources and get for every resource', async (t) => {
   // Gated APIs on, so that they are served too.
-  const ref = await startReference({ featureGates: { GenericWorkload: true } });
+  const ref = await startReference({ featureGates: { GenericWorkload: true }, tls: 'self-signed' });
   // Every gated API is served with the gates above; a new gate needs adding here.
   t.teardown(() => ref.close());
-  const { kubectl } = kubectlAgainst(t, ref.url);
+  const { kubectl } = kubectlAgainst(t, ref.url, { caPem: ref.caPem });
 
   const res = await kubectl('api-resources', '-o', 'wide', '--no-headers');
   t.equal(res.exitCode, 0, res.stderr);

@@ -9,9 +9,9 @@ import { startReference } from '../reference/server.js';
 import { kubectlAgainst } from './helpers/kubectl.js';
 
 t.test('kubectl: server-side field validation, server dry run, explain', async (t) => {
-  const ref = await startReference({ host: '127.0.0.1', port: 0 });
+  const ref = await startReference({ host: '127.0.0.1', port: 0, tls: 'self-signed' });
   t.teardown(() => ref.close());
-  const { dir, kubectl } = kubectlAgainst(t, ref.url);
+  const { dir, kubectl } = kubectlAgainst(t, ref.url, { caPem: ref.caPem });
   const manifest = (name: string, extra: string[] = []): string => {
     const file = join(dir, `${name}.yaml`);
     writeFileSync(file, ['apiVersion: storage.orch.io/v1', 'kind: StorageClass', 'metadata:', `  name: ${name}`, 'provisioner: example.orch.io/fast', ...extra, ''].join('\n'));

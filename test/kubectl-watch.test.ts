@@ -1,16 +1,19 @@
-// The real kubectl watching the reference: `kubectl get -w --output-watch-events` prints the
-// ADDED and DELETED of an object created and deleted while it runs. kubectl must be on PATH.
+// The real kubectl watching the reference started with `serve --plain-http` (the plain-HTTP option
+// for quick local use, as `kubectl --server http://...` takes it): `kubectl get -w
+// --output-watch-events` prints the ADDED and DELETED of an object created and deleted while it
+// runs. kubectl must be on PATH.
 import t from 'tap';
 import { execa } from 'execa';
 import { join } from 'node:path';
-import { startReference } from '../reference/server.js';
 import { kubectlAgainst } from './helpers/kubectl.js';
+import { startServe } from './helpers/serve.js';
 
 const SC = '/apis/storage.orch.io/v1/storageclasses';
 
 t.test('kubectl get -w streams the changes', async (t) => {
-  const ref = await startReference({ host: '127.0.0.1', port: 0 });
-  t.teardown(() => ref.close());
+  const ref = await startServe(t, ['--plain-http']);
+  t.match(ref.url, /^http:\/\//, '--plain-http serves plain HTTP');
+  t.equal(ref.ca, undefined, 'and prints no ca: line');
   const { dir, kubeconfig } = kubectlAgainst(t, ref.url);
 
   const before = await fetch(`${ref.url}${SC}`, {

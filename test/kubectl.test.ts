@@ -1,15 +1,17 @@
-// The real kubectl against the reference: discovery, create, get, delete. kubectl must be on PATH
-// (CI installs it); without it this test fails rather than skipping.
+// The real kubectl against `serve` as users start it (no flags: HTTPS with a generated CA, passed to
+// kubectl as certificate-authority): discovery, create, get, delete. kubectl must be on PATH (CI
+// installs it); without it this test fails rather than skipping.
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startReference } from '../reference/server.js';
 import { kubectlAgainst } from './helpers/kubectl.js';
+import { startServe } from './helpers/serve.js';
 
 t.test('kubectl drives the reference', async (t) => {
-  const ref = await startReference({ host: '127.0.0.1', port: 0 });
-  t.teardown(() => ref.close());
-  const { dir, kubectl } = kubectlAgainst(t, ref.url);
+  const { url, ca } = await startServe(t);
+  t.match(url, /^https:\/\//, 'serve serves HTTPS by default');
+  t.ok(ca, 'and prints its CA');
+  const { dir, kubectl } = kubectlAgainst(t, url, { ca });
   const name = 'kubectl-fast';
   const manifest = join(dir, 'sc.yaml');
   writeFileSync(

@@ -97,13 +97,19 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const server: Server = opts.tls
     ? createHttpsServer({ keepAliveTimeout: 5000, cert: opts.tls.certPem, key: opts.tls.keyPem }, serve)
     : createServer({ keepAliveTimeout: 5000 }, serve);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (err) {
+    // Port in use, say: the caller closes the storage, and running controllers would log its errors.
+    for (const c of controllers) c.stop();
+    throw err;
+  }
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
 

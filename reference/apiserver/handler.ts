@@ -1,7 +1,7 @@
 // The one REST handler for every resource: routing (upstream RequestInfo rules), negotiation,
 // body decoding, verbs, watch streaming and error bodies. Resource specifics live in strategies.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import YAML from 'yaml';
+import { yaml } from '../packages.js';
 import {
   apiGroup,
   apiGroupList,
@@ -454,7 +454,7 @@ export class ApiHandler {
   private send(res: ServerResponse, ctx: RequestContext, code: number, body: unknown, headers?: Record<string, string | string[]>): void {
     const fmt = ctx.output ?? { type: 'json', pretty: false };
     const pretty = ctx.pretty || fmt.pretty;
-    const text = fmt.type === 'yaml' ? YAML.stringify(body) : (pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body)) + '\n';
+    const text = fmt.type === 'yaml' ? yaml().stringify(body) : (pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body)) + '\n';
     res.writeHead(code, {
       ...headers,
       'Content-Type': fmt.type === 'yaml' ? 'application/yaml' : 'application/json',
@@ -544,14 +544,14 @@ function splitPath(rawPath: string): string[] {
 }
 
 /**
- * Upstream isPrettyPrint: the `pretty` parameter, else browsers and command-line HTTP tools (curl,
- * Wget, and, for spec §4.3's "command-line HTTP tool", HTTPie too).
+ * Upstream isPrettyPrint: the `pretty` parameter, else the User-Agent prefixes upstream treats as
+ * human clients: `curl`, `Wget` and `Mozilla/5.0` (browsers). Nothing else (not HTTPie either).
  */
 function isPretty(query: URLSearchParams, userAgent: string | undefined): boolean {
   const p = query.get('pretty');
   if (p) return parseBool(p) ?? false;
   const ua = userAgent ?? '';
-  return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0') || ua.startsWith('HTTPie');
+  return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
 }
 
 function typeMetaField(body: Record<string, unknown>, field: 'apiVersion' | 'kind'): string | undefined {

@@ -1,7 +1,8 @@
 // PATCH: the patch types (JSON patch RFC 6902, JSON merge patch RFC 7386, strategic merge patch,
 // server-side apply), the PatchOptions rules that depend on them (force, fieldManager), and the
 // field manager a write is recorded under.
-import jsonpatch from 'fast-json-patch';
+import type { JsonPatchError, Operation } from 'fast-json-patch';
+import { jsonPatch } from '../packages.js';
 import { applyConfig, checkApplyConfig, parseApplyBody } from './apply.js';
 import { badRequest, invalid, isStatusError, StatusError, unsupportedMediaType } from './errors.js';
 import { fieldErrors, type FieldError } from './field-errors.js';
@@ -129,10 +130,11 @@ export function applyPatch(type: Exclude<PatchType, typeof APPLY_PATCH>, current
     }
   }
   if (!Array.isArray(doc)) throw badRequest('the JSON patch must be an array of operations');
-  const invalidOp = jsonpatch.validate(doc as jsonpatch.Operation[]);
+  const jsonpatch = jsonPatch();
+  const invalidOp = jsonpatch.validate(doc as Operation[]);
   if (invalidOp) throw badRequest(`invalid JSON patch: ${invalidOp.message.split('\n')[0]}`);
   try {
-    const result = jsonpatch.applyPatch(structuredClone(current), doc as jsonpatch.Operation[], true, false).newDocument;
+    const result = jsonpatch.applyPatch(structuredClone(current), doc as Operation[], true, false).newDocument;
     if (!isPlainObject(result)) throw badRequest('the JSON patch replaced the whole object with a non-object');
     return result;
   } catch (err) {
@@ -141,7 +143,7 @@ export function applyPatch(type: Exclude<PatchType, typeof APPLY_PATCH>, current
   }
 }
 
-function jsonPatchFailed(err: jsonpatch.JsonPatchError, groupKind: { group: string; kind: string }, name: string): StatusError {
+function jsonPatchFailed(err: JsonPatchError, groupKind: { group: string; kind: string }, name: string): StatusError {
   const op = err.operation as { op?: string; path?: string } | undefined;
   const what = err.name === 'TEST_OPERATION_FAILED' ? 'test operation failed' : err.message.split('\n')[0]!;
   return invalid(groupKind, name, [fieldErrors.invalid(`jsonpatch ${op?.op ?? ''} ${op?.path ?? ''}`.trim(), '', what)]);

@@ -1,7 +1,8 @@
 // The shape of a JSON or YAML body as written, duplicate keys included. JSON.parse (and YAML's
 // toJS) keep only the last of duplicate keys, so fieldValidation (Warn, Strict) needs its own look at
 // the raw text to report them, as upstream's strict decoder does.
-import YAML, { isAlias, isMap, isPair, isScalar, isSeq, type Document, type Node as YamlNode } from 'yaml';
+import type { Document, Node as YamlNode } from 'yaml';
+import { yaml } from '../packages.js';
 
 /** An object keeps every entry in document order, repeated keys included. */
 export type RawNode =
@@ -185,7 +186,8 @@ const MAX_YAML_DEPTH = 1000;
  * the body decoder does (`yaml` with string map keys; null becomes "").
  */
 export function parseRawYaml(text: string): RawNode {
-  const doc = YAML.parseDocument(text, { uniqueKeys: false });
+  const { parseDocument, isAlias, isMap, isPair, isScalar, isSeq } = yaml();
+  const doc = parseDocument(text, { uniqueKeys: false });
   if (doc.errors.length) throw new RawJsonError(doc.errors[0]!.message.split('\n')[0]!, doc.errors[0]!.pos[0]);
   let aliases = 0;
   // Recursive like the YAML composer that built the document, but bounded: deeper levels are not
@@ -212,7 +214,7 @@ export function parseRawYaml(text: string): RawNode {
 }
 
 function yamlKey(key: unknown): string {
-  if (isScalar(key)) return key.value === null || key.value === undefined ? '' : String(key.value);
+  if (yaml().isScalar(key)) return key.value === null || key.value === undefined ? '' : String(key.value);
   if (key === null || key === undefined) return '';
   if (typeof key === 'object' && 'toString' in key) return String((key as YamlNode).toString());
   return String(key);

@@ -1,12 +1,16 @@
 // The Prometheus exposition messages (metrics.proto: proto2, package io.prometheus.client),
 // defined with protobufjs reflection, and the delimited framing: each MetricFamily preceded by
 // its length as a uvarint. Field numbers as in upstream metrics.proto.
-import protobuf from 'protobufjs';
+import type { Type } from 'protobufjs';
+import { onFirstUse, protobuf } from '../packages.js';
 
 const unpacked = { packed: false };
 
-/** Repeated scalars are not packed (proto2 default), as client_golang writes them. */
-const ROOT = protobuf.Root.fromJSON({
+/**
+ * The MetricFamily message type, built on first use (protobufjs loads only when a scraper asks for
+ * protobuf). Repeated scalars are not packed (proto2 default), as client_golang writes them.
+ */
+export const metricFamilyType = onFirstUse((): Type => protobuf().Root.fromJSON({
   nested: {
     google: {
       nested: {
@@ -106,9 +110,7 @@ const ROOT = protobuf.Root.fromJSON({
       },
     },
   },
-});
-
-export const MetricFamilyType = ROOT.lookupType('io.prometheus.client.MetricFamily');
+}).lookupType('io.prometheus.client.MetricFamily'));
 
 /** Content-Type of the delimited protobuf exposition. */
 export const PROTOBUF_CONTENT_TYPE = 'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited';
@@ -155,18 +157,20 @@ export interface MetricFamilyMsg {
 
 /** The delimited stream: each family's encoding preceded by its uvarint length. */
 export function encodeDelimited(families: readonly MetricFamilyMsg[]): Buffer {
-  const w = protobuf.Writer.create();
-  for (const f of families) MetricFamilyType.encodeDelimited(MetricFamilyType.fromObject(f), w);
+  const type = metricFamilyType();
+  const w = protobuf().Writer.create();
+  for (const f of families) type.encodeDelimited(type.fromObject(f), w);
   return Buffer.from(w.finish());
 }
 
 /** Reads a delimited stream back into plain objects (int64 as numbers, enums as names). */
 export function decodeDelimited(buf: Uint8Array): MetricFamilyMsg[] {
-  const r = protobuf.Reader.create(buf);
+  const type = metricFamilyType();
+  const r = protobuf().Reader.create(buf);
   const out: MetricFamilyMsg[] = [];
   while (r.pos < r.len) {
-    const msg = MetricFamilyType.decodeDelimited(r);
-    out.push(MetricFamilyType.toObject(msg, { longs: Number, enums: String, arrays: true }) as MetricFamilyMsg);
+    const msg = type.decodeDelimited(r);
+    out.push(type.toObject(msg, { longs: Number, enums: String, arrays: true }) as MetricFamilyMsg);
   }
   return out;
 }

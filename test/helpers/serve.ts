@@ -7,9 +7,9 @@ export const BIN = fileURLToPath(new URL('../../bin/orch-conformance.js', import
 
 export interface StartedServe {
   proc: ResultPromise;
-  /** From the `api:` line: http://… or, with a TLS flag, https://… */
+  /** From the `api:` line: https://…, or http://… with --plain-http. */
   url: string;
-  /** From the `ca:` line, printed before `api:` when serve knows a CA file. */
+  /** From the `ca:` line, printed before `api:` when serve knows a CA file (by default: one it generated). */
   ca?: string;
 }
 

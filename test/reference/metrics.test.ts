@@ -4,7 +4,7 @@ import t from 'tap';
 import protobuf from 'protobufjs';
 import { FeatureGates } from '../../reference/features.js';
 import { ComponentMetrics } from '../../reference/observability/metrics.js';
-import { decodeDelimited, encodeDelimited, MetricFamilyType, PROTOBUF_CONTENT_TYPE, type MetricFamilyMsg } from '../../reference/observability/metrics-proto.js';
+import { decodeDelimited, encodeDelimited, metricFamilyType, PROTOBUF_CONTENT_TYPE, type MetricFamilyMsg } from '../../reference/observability/metrics-proto.js';
 import { negotiateFormat, parseAccept, renderOpenMetrics, renderText, toMetricFamilies } from '../../reference/observability/exposition.js';
 import { decodeBuckets } from '../../reference/observability/native-histogram.js';
 import { requestLabels } from '../../reference/apiserver/metrics.js';
@@ -16,7 +16,7 @@ const PROMETHEUS_ACCEPT =
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
 t.test('metrics.proto field numbers and wire types', async (t) => {
-  const root = MetricFamilyType.root;
+  const root = metricFamilyType().root;
   const Histogram = root.lookupType('io.prometheus.client.Histogram');
   const BucketSpan = root.lookupType('io.prometheus.client.BucketSpan');
   const enc = (type: protobuf.Type, obj: object) => hex(type.encode(type.fromObject(obj)).finish());
@@ -38,7 +38,7 @@ t.test('metrics.proto field numbers and wire types', async (t) => {
   // Bucket{cumulative_count 1, upper_bound 2}, Histogram.bucket 3.
   t.equal(enc(Histogram, { bucket: [{ cumulative_count: 1, upper_bound: 1 }] }), '1a0b' + '0801' + '11000000000000f03f');
   // MetricFamily{name 1, help 2, type 3, metric 4}; Metric{label 1, gauge 2, counter 3, histogram 7}.
-  t.equal(enc(MetricFamilyType, { name: 'a', help: 'h', type: 'HISTOGRAM', metric: [{ label: [{ name: 'k', value: 'v' }], gauge: { value: 1 } }] }),
+  t.equal(enc(metricFamilyType(), { name: 'a', help: 'h', type: 'HISTOGRAM', metric: [{ label: [{ name: 'k', value: 'v' }], gauge: { value: 1 } }] }),
     '0a0161' + '120168' + '1804' + '2213' + '0a06' + '0a016b120176' + '1209' + '09000000000000f03f');
   const Metric = root.lookupType('io.prometheus.client.Metric');
   t.equal(enc(Metric, { counter: { value: 0 } }), '1a09' + '090000000000000000', 'counter 3');
@@ -46,7 +46,7 @@ t.test('metrics.proto field numbers and wire types', async (t) => {
   t.equal(enc(Metric, { timestamp_ms: 5 }), '3005', 'timestamp_ms 6');
   t.equal(enc(Metric, { untyped: {} }), '2a00', 'untyped 5');
   t.equal(enc(Metric, { summary: {} }), '2200', 'summary 4');
-  t.equal(enc(MetricFamilyType, { unit: 's' }), '2a0173', 'unit 5');
+  t.equal(enc(metricFamilyType(), { unit: 's' }), '2a0173', 'unit 5');
   t.same(root.lookupEnum('io.prometheus.client.MetricType').values, { COUNTER: 0, GAUGE: 1, SUMMARY: 2, UNTYPED: 3, HISTOGRAM: 4, GAUGE_HISTOGRAM: 5 });
 });
 
@@ -71,7 +71,7 @@ t.test('delimited protobuf round trip', async (t) => {
   ];
   const buf = encodeDelimited(families);
   // Framing: a uvarint length, then exactly that many bytes of the first family.
-  const first = MetricFamilyType.encode(MetricFamilyType.fromObject(families[0]!)).finish();
+  const first = metricFamilyType().encode(metricFamilyType().fromObject(families[0]!)).finish();
   t.equal(buf[0], first.length, 'first byte is the first message length');
   t.equal(hex(buf.subarray(1, 1 + first.length)), hex(first));
   const back = decodeDelimited(buf);

@@ -10,6 +10,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { certDirServingCert, generateSelfSigned, loadServingCert, serveTls } from '../../reference/tls.js';
 import { startReference } from '../../reference/server.js';
+import { ipBytes } from '../../reference/certificate.js';
 
 function tempDir(t: { teardown(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'orch-tls-'));
@@ -50,8 +51,9 @@ t.test('generateSelfSigned: a CA and a serving certificate it signs, named as up
   t.ok(ca.verify(ca.publicKey), 'the CA is self-signed');
   t.same(leaf!.keyUsage, ['1.3.6.1.5.5.7.3.1'], 'for server authentication');
   t.equal(leaf!.subjectAltName, 'DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1');
-  t.equal(leaf!.publicKey.asymmetricKeyDetails?.modulusLength, 2048, 'RSA 2048 as upstream');
-  t.match(s.keyPem, /^-----BEGIN RSA PRIVATE KEY-----/);
+  t.equal(leaf!.publicKey.asymmetricKeyType, 'ec', 'ECDSA keys: generated in milliseconds, unlike RSA');
+  t.equal(leaf!.publicKey.asymmetricKeyDetails?.namedCurve, 'prime256v1', 'on P-256');
+  t.match(s.keyPem, /^-----BEGIN EC PRIVATE KEY-----/, 'SEC 1, as upstream\'s keyutil writes EC keys');
   t.ok(leaf!.checkPrivateKey(createPrivateKey(s.keyPem)), 'the key is the serving certificate\'s');
   const days = (Date.parse(leaf!.validTo) - Date.parse(leaf!.validFrom)) / 86_400_000;
   t.ok(days > 365 && days < 366, `valid for a year (backdated an hour): ${days}`);
@@ -70,6 +72,20 @@ t.test('generateSelfSigned names the listen host: a name, an address, or the hos
   t.ok(any.checkHost(hostname()), 'listening everywhere names the machine');
   const v6 = certsOf(generateSelfSigned('[::1]').certPem)[0]!;
   t.match(v6.subject, /^CN=localhost@/, 'loopback is called localhost');
+});
+
+t.test('ipBytes: the address bytes a subjectAltName carries, every IPv6 spelling', async (t) => {
+  const hex = (ip: string) => ipBytes(ip).toString('hex');
+  t.equal(hex('10.1.2.3'), '0a010203');
+  t.equal(hex('::1'), '00000000000000000000000000000001');
+  t.equal(hex('::'), '00000000000000000000000000000000');
+  t.equal(hex('2001:db8::5'), '20010db8000000000000000000000005');
+  t.equal(hex('fe80::1:2'), 'fe800000000000000000000000010002');
+  t.equal(hex('2001:db8:0:0:1:0:0:1'), '20010db8000000000001000000000001');
+  t.equal(hex('::ffff:1.2.3.4'), '00000000000000000000ffff01020304');
+  t.throws(() => ipBytes('localhost'), TypeError);
+  const v6 = certsOf(generateSelfSigned('2001:db8::5').certPem)[0]!;
+  t.ok(v6.checkIP('2001:db8::5'), 'node reads the address back from the certificate');
 });
 
 t.test('--cert-dir: generated once with owner-only permissions, then reused', async (t) => {
@@ -123,8 +139,21 @@ t.test('--tls-cert-file/--tls-private-key-file: loaded when they match, a clear 
   t.throws(() => loadServingCert(certA, w('junk.key', 'hello')), { message: /holds no usable unencrypted PEM private key/ });
 });
 
-t.test('serveTls: plain HTTP without flags; bad combinations are refused', async (t) => {
-  t.same(serveTls({}), {}, 'no TLS flag: plain HTTP');
+t.test('serveTls: a private self-signed pair without flags, plain HTTP on request; bad combinations are refused', async (t) => {
+  const fresh = serveTls({ host: '127.0.0.1' });
+  t.teardown(() => fresh.cleanup?.());
+  t.ok(fresh.cert && fresh.generated && fresh.tempDir, 'no TLS flag: generated into a fresh directory');
+  t.equal(statSync(fresh.tempDir!).mode & 0o777, 0o700, 'owner-only');
+  t.equal(fresh.caFile, join(fresh.tempDir!, 'apiserver-ca.crt'));
+  t.equal(readFileSync(fresh.caFile!, 'utf8'), fresh.cert!.caPem);
+  t.equal(statSync(join(fresh.tempDir!, 'apiserver.key')).mode & 0o777, 0o600, 'the key owner-only');
+  const second = serveTls({});
+  t.not(second.tempDir, fresh.tempDir, 'each serve its own directory');
+  second.cleanup!();
+  t.throws(() => statSync(second.tempDir!), { code: 'ENOENT' }, 'cleanup removes it');
+  t.same(serveTls({ plainHttp: true }), {}, '--plain-http: plain HTTP');
+  t.throws(() => serveTls({ plainHttp: true, certDir: '/tmp/x' }), { name: 'TlsConfigError', message: /--plain-http serves without TLS/ });
+  t.throws(() => serveTls({ plainHttp: true, tlsCertFile: 'a', tlsPrivateKeyFile: 'b' }), { message: /--plain-http serves without TLS/ });
   t.throws(() => serveTls({ tlsCertFile: 'a.crt' }), { name: 'TlsConfigError', message: /go together/ });
   t.throws(() => serveTls({ tlsPrivateKeyFile: 'a.key' }), { message: /go together/ });
   t.throws(() => serveTls({ certDir: '/tmp/x', tlsCertFile: 'a', tlsPrivateKeyFile: 'b' }), { message: /not both/ });
@@ -132,6 +161,7 @@ t.test('serveTls: plain HTTP without flags; bad combinations are refused', async
   const dir = tempDir(t);
   const r = serveTls({ certDir: dir });
   t.ok(r.cert && r.generated && r.caFile === join(dir, 'apiserver-ca.crt'));
+  t.equal(r.cleanup, undefined, '--cert-dir is kept');
 });
 
 t.test('startReference with TLS: https URL, trusted clients get /healthz, untrusted ones are refused', async (t) => {
