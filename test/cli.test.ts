@@ -156,7 +156,10 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
     });
     t.teardown(() => broken.close());
     const dir = tmp();
-    const child = cli(['run', '--api', broken.url, '--suite', 'storageclass', '--parallel', '2', '--reporter', 'console', '--reporter', `json=${dir}/r.json`]);
+    // One case at a time: with two, the other case's create could be in flight through the proxy when
+    // the signal comes and reach the reference after the run's cleanup (a server may complete a
+    // request its client abandoned), which no runner can delete.
+    const child = cli(['run', '--api', broken.url, '--suite', 'storageclass', '--parallel', '1', '--reporter', 'console', '--reporter', `json=${dir}/r.json`]);
     await hung;
     child.kill(signal);
     const r = await child;
