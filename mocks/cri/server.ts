@@ -1,0 +1,164 @@
+// Starts the mock CRI runtime: runtime.v1 RuntimeService and ImageService over gRPC on a unix socket,
+// and optionally the control API (control.ts) on a second unix socket. Both sockets are owner-only
+// (0600, in a directory created 0700), as a container runtime's socket is root-only. Used in-process by
+// the tests and the runner, and by `orch-conformance mock-cri`.
+import { chmod, lstat, mkdir, mkdtemp, rm, unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { loadCri, MAX_MESSAGE_BYTES } from './proto.js';
+import { ImageStore, parseReference } from './images.js';
+import { CriError, Runtime } from './state.js';
+import { runtimeService } from './runtime-service.js';
+import { imageServiceHandlers } from './image-service.js';
+import { CallLog, Faults } from './faults.js';
+import { NotFoundError, prepareSocketPath, startControlServer, type MockCriControl } from './control.js';
+
+export interface MockCriOptions {
+  /** Unix socket path for the CRI gRPC services (parent dir created 0700; socket chmod 0600). */
+  socket: string;
+  /** Unix socket path for the control HTTP API (same permissions). */
+  control?: string;
+  /** State dir; default: a fresh mkdtemp (0700), removed by close(). Logs and checkpoints go where the requests say. */
+  root?: string;
+  /** Where Localhost seccomp profiles must be; default `<root>/seccomp`. */
+  seccompDir?: string;
+  /** Preloaded (and pullable) image references, in addition to the default set (images.ts). */
+  images?: string[];
+  /** How long PullImage takes; default 50 ms. */
+  pullDelayMs?: number;
+  /** What RuntimeConfig reports; default SYSTEMD. */
+  cgroupDriver?: 'SYSTEMD' | 'CGROUPFS';
+}
+
+export interface MockCri {
+  /** `unix://<socket>` */
+  criUrl: string;
+  socket: string;
+  controlPath?: string;
+  root: string;
+  seccompDir: string;
+  /** The same operations as the control API, in-process. */
+  control: MockCriControl;
+  /** Stops timers and processes, ends event streams, closes both servers, removes the sockets. */
+  close(): Promise<void>;
+}
+
+export async function startMockCri(opts: MockCriOptions): Promise<MockCri> {
+  // Bad image references are a usage error: refuse them before anything is created.
+  for (const ref of opts.images ?? []) parseReference(ref.trim());
+  const ownRoot = !opts.root;
+  const root = opts.root ? resolve(opts.root) : await mkdtemp(join(tmpdir(), 'mock-cri-'));
+  await mkdir(root, { recursive: true, mode: 0o700 });
+  const seccompDir = resolve(opts.seccompDir ?? join(root, 'seccomp'));
+  await mkdir(seccompDir, { recursive: true, mode: 0o700 });
+
+  const images = new ImageStore({ extra: opts.images, pullDelayMs: opts.pullDelayMs, fsMountpoint: join(root, 'images') });
+  const runtime = new Runtime({ root, seccompDir, images, cgroupDriver: opts.cgroupDriver });
+  const faults = new Faults();
+  const calls = new CallLog();
+  const control = makeControl(runtime, faults, calls);
+
+  const defs = loadCri();
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES, 'grpc.max_send_message_length': MAX_MESSAGE_BYTES });
+  const rs = runtimeService({ runtime, faults, calls });
+  server.addService(defs.RuntimeService.service, rs.handlers);
+  server.addService(defs.ImageService.service, imageServiceHandlers({ faults, calls, images }));
+
+  let socket: string;
+  let socketIno = -1;
+  let controlServer: { close(): Promise<void> } | undefined;
+  let controlPath: string | undefined;
+  try {
+    socket = await prepareSocketPath(opts.socket);
+    await new Promise<void>((ok, fail) => {
+      server.bindAsync(`unix:${socket}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? fail(err) : ok()));
+    });
+    // The socket is made with the process umask; narrow it before anyone is told where it is.
+    await chmod(socket, 0o600);
+    socketIno = (await lstat(socket)).ino;
+    if (opts.control) {
+      controlPath = resolve(opts.control);
+      controlServer = await startControlServer(controlPath, control);
+    }
+  } catch (err) {
+    // Nothing half-started stays behind.
+    server.forceShutdown();
+    if (socketIno >= 0) await removeSocket(socket!, socketIno);
+    if (ownRoot) await rm(root, { recursive: true, force: true });
+    throw err;
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    criUrl: `unix://${socket}`,
+    socket,
+    controlPath,
+    root,
+    seccompDir,
+    control,
+    close() {
+      closing ??= (async () => {
+        rs.endEventStreams();
+        await runtime.close();
+        await new Promise<void>((done) => {
+          // Let answered calls finish; anything still running after a moment is cut.
+          const t = setTimeout(() => server.forceShutdown(), 2000);
+          server.tryShutdown(() => { clearTimeout(t); done(); });
+        });
+        await controlServer?.close();
+        await removeSocket(socket, socketIno);
+        // A root this server made for itself goes with it; a root given by the caller stays.
+        if (ownRoot) await rm(root, { recursive: true, force: true });
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Removes the socket file if it is still the one this server made. */
+async function removeSocket(path: string, ino: number): Promise<void> {
+  try {
+    if ((await lstat(path)).ino === ino) await unlink(path);
+  } catch {
+    /* already gone */
+  }
+}
+
+/** The control operations (control.ts's interface) over this runtime. */
+function makeControl(runtime: Runtime, faults: Faults, calls: CallLog): MockCriControl {
+  const exit = (id: string, exitCode: number, reason?: string) => {
+    if (!Number.isInteger(exitCode) || exitCode < 0 || exitCode > 255) throw new RangeError(`exit code must be an integer 0..255 (got ${exitCode})`);
+    try {
+      runtime.exitContainer(id, exitCode, reason);
+    } catch (err) {
+      if (err instanceof CriError && err.code === grpc.status.NOT_FOUND) throw new NotFoundError(err.message);
+      throw err;
+    }
+  };
+  return {
+    faults,
+    calls,
+    setRuntimeReady(ready, reason, message) {
+      runtime.runtimeReady = ready
+        ? { status: true, reason: '', message: '' }
+        : { status: false, reason: reason ?? 'RuntimeNotReady', message: message ?? 'the runtime was made not ready through the control API' };
+    },
+    setNetworkReady(ready, reason, message) {
+      // containerd's words when no CNI network is configured.
+      runtime.networkReady = ready
+        ? { status: true, reason: '', message: '' }
+        : { status: false, reason: reason ?? 'NetworkPluginNotReady', message: message ?? 'Network plugin returns error: cni plugin not initialized' };
+    },
+    setCheckpointSupported(supported) { runtime.checkpointSupported = supported; },
+    setMetricsEnabled(enabled) { runtime.metricsEnabled = enabled; },
+    exitContainer: exit,
+    oomKill(id) { exit(id, 137, 'OOMKilled'); },
+    state: () => runtime.snapshot(),
+    reset() {
+      runtime.reset();
+      faults.clear();
+      calls.clear();
+    },
+  };
+}
