@@ -1,0 +1,423 @@
+// The mock CRI runtime against the real thing: one CRI client scenario runs against the mock
+// (mocks/cri, in-process) and against a private containerd 1.6 (Debian's `containerd`, started by
+// test/helpers/containerd.ts; .ci/run installs it), over every RPC containerd can answer here without
+// pulling images or networking. For each call the gRPC status code (or success) and the response
+// SHAPE (the fields present with their types, recursively) must be the same. Values naturally differ
+// (versions, ids, timestamps, which images a node holds); the few places where the CRI leaves a
+// runtime free to answer differently are normalised below, each with the reason. Any other difference
+// is a mock bug and fails the test.
+//
+// Images: containerd must not pull, so the test builds a tiny image archive itself and imports it with
+// `ctr` into the CRI namespace (no registry involved); the mock is preloaded with the same name.
+//
+// Without root or containerd the test is skipped with the reason, except in CI (`CI` set), where it
+// must run and fails instead.
+import t, { type Test } from 'tap';
+import * as grpc from '@grpc/grpc-js';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as tar from 'tar';
+import { containerdUnavailable, startContainerd, type RunningContainerd } from './helpers/containerd.js';
+import { criClient, type CriClient } from '../mocks/cri/proto.js';
+import { startMockCri } from '../mocks/cri/server.js';
+
+// ------------------------------------------------------------------------------------------------
+// Outcomes and shapes
+
+/** What one call came to: success with the response, or the gRPC status. */
+type Outcome = { ok: true; res: any } | { ok: false; code: number; details: string };
+
+async function outcome(client: CriClient, rpc: string, req: object): Promise<Outcome> {
+  try {
+    return { ok: true, res: await client.call(rpc, req, { deadlineMs: 10_000 }) };
+  } catch (e) {
+    const err = e as grpc.ServiceError;
+    if (typeof err.code !== 'number') throw e;
+    return { ok: false, code: err.code, details: err.details };
+  }
+}
+
+const codeName = (o: Outcome) => (o.ok ? 'OK' : grpc.status[o.code]);
+
+/** map<string,string> fields of the responses compared here: their keys are data, not fields. */
+const MAP_FIELDS = new Set(['info', 'labels', 'annotations']);
+
+interface ShapeRules {
+  /**
+   * Message-typed fields (by path, `[]` for any element) where one runtime may leave the message
+   * unset (null) while the other fills it in; when both are set their shapes are still compared.
+   */
+  optionalMessages?: string[];
+}
+
+/**
+ * Differences between the shapes of `a` (mock) and `b` (containerd), as readable lines. Both are
+ * decoded from the same api.proto with defaults on, so every field is present on both sides; what
+ * the wire decides is: null (message unset) against an object, each field's JS type, map values,
+ * and the shape of list elements. Lists are runtime state (which containers, images, conditions a
+ * node has), so an empty list matches any list; non-empty lists must hold elements of one shape.
+ */
+function shapeDiff(a: unknown, b: unknown, rules: ShapeRules, path = ''): string[] {
+  const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+  const ka = kind(a);
+  const kb = kind(b);
+  const generic = path.replace(/\[\d+\]/g, '[]');
+  if (ka !== kb) {
+    if ((ka === 'null' || kb === 'null') && (ka === 'object' || kb === 'object') && rules.optionalMessages?.includes(generic)) return [];
+    return [`${path || '<response>'}: mock has ${ka}, containerd has ${kb}`];
+  }
+  if (ka === 'array') {
+    const xa = a as unknown[];
+    const xb = b as unknown[];
+    if (xa.length === 0 || xb.length === 0) return [];
+    // Each element against the other side's first: one shape per list.
+    return [...new Set([
+      ...xa.flatMap((e, i) => shapeDiff(e, xb[0], rules, `${path}[${i}]`)),
+      ...xb.flatMap((e, i) => shapeDiff(xa[0], e, rules, `${path}[${i}]`)),
+    ])];
+  }
+  if (ka === 'object') {
+    const oa = a as Record<string, unknown>;
+    const ob = b as Record<string, unknown>;
+    const last = path.split('.').pop() ?? '';
+    if (MAP_FIELDS.has(last)) {
+      const bad = [...Object.entries(oa).map(([k, v]) => ['mock', k, v] as const), ...Object.entries(ob).map(([k, v]) => ['containerd', k, v] as const)]
+        .filter(([, , v]) => typeof v !== 'string');
+      return bad.map(([who, k, v]) => `${path}[${JSON.stringify(k)}]: ${who} has a ${kind(v)} value in a map<string,string>`);
+    }
+    const keys = new Set([...Object.keys(oa), ...Object.keys(ob)]);
+    const out: string[] = [];
+    for (const k of [...keys].sort()) {
+      const p = path ? `${path}.${k}` : k;
+      if (!(k in oa)) out.push(`${p}: missing on the mock`);
+      else if (!(k in ob)) out.push(`${p}: missing on containerd`);
+      else out.push(...shapeDiff(oa[k], ob[k], rules, p));
+    }
+    return out;
+  }
+  return [];
+}
+
+// ------------------------------------------------------------------------------------------------
+// A small image of our own, imported into containerd without a registry
+
+/** The name both runtimes hold; docker.io/library so the short forms (`orch-probe:1.0`) resolve to it. */
+const IMAGE = 'docker.io/library/orch-probe:1.0';
+const IMAGE_REPO = 'docker.io/library/orch-probe';
+
+const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+
+/**
+ * Writes a Docker image archive (the `docker save` layout `ctr images import` reads): one layer
+ * holding /etc/passwd, a config whose User is numeric (so the image reports a uid), a manifest.json
+ * naming IMAGE. Returns the archive's path.
+ */
+async function writeImageArchive(dir: string): Promise<string> {
+  const root = join(dir, 'rootfs');
+  await mkdir(join(root, 'etc'), { recursive: true });
+  await writeFile(join(root, 'etc', 'passwd'), 'root:x:0:0:root:/root:/bin/sh\nprobe:x:1000:1000::/:/bin/sh\n');
+  const layerTmp = join(dir, 'layer.tar');
+  await tar.c({ cwd: root, file: layerTmp, portable: true, noMtime: true }, ['etc']);
+  const layerDigest = sha256(await readFile(layerTmp));
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  const config = JSON.stringify({
+    architecture: arch,
+    os: 'linux',
+    config: { User: '1000', Cmd: ['/bin/sh'] },
+    rootfs: { type: 'layers', diff_ids: [`sha256:${layerDigest}`] },
+  });
+  const configName = `${sha256(config)}.json`;
+  const staging = join(dir, 'archive');
+  await mkdir(join(staging, layerDigest), { recursive: true });
+  await rename(layerTmp, join(staging, layerDigest, 'layer.tar'));
+  await writeFile(join(staging, configName), config);
+  await writeFile(join(staging, 'manifest.json'), JSON.stringify([{ Config: configName, RepoTags: [IMAGE], Layers: [`${layerDigest}/layer.tar`] }]));
+  const archive = join(dir, 'orch-probe.tar');
+  await tar.c({ cwd: staging, file: archive, portable: true }, ['manifest.json', configName, layerDigest]);
+  return archive;
+}
+
+/**
+ * Imports the archive into containerd's CRI namespace and gives it a repo digest, as a pull would:
+ * a pulled image is known by its tag and by `<repo>@<manifest digest>`; an import only makes the tag.
+ */
+function importImage(ctd: RunningContainerd, archive: string): void {
+  ctd.ctr(['images', 'import', '--snapshotter', ctd.snapshotter, archive]);
+  const listed = ctd.ctr(['images', 'ls', `name==${IMAGE}`]);
+  const digest = /\bsha256:[0-9a-f]{64}\b/.exec(listed.split('\n').find((l) => l.startsWith(IMAGE)) ?? '')?.[0];
+  if (!digest) throw new Error(`ctr images ls shows no digest for ${IMAGE}:\n${listed}`);
+  ctd.ctr(['images', 'tag', IMAGE, `${IMAGE_REPO}@${digest}`]);
+}
+
+// ------------------------------------------------------------------------------------------------
+
+const unavailable = containerdUnavailable();
+const inCi = Boolean(process.env.CI);
+
+t.test('the mock CRI runtime answers as containerd does', { skip: unavailable && !inCi ? `${unavailable}; CI runs this test` : false }, async (t) => {
+  if (unavailable) {
+    t.fail(`${unavailable}, and CI must run this test`);
+    return;
+  }
+  const work = await mkdtemp(join(tmpdir(), 'orch-cri-diff-'));
+  t.teardown(() => rm(work, { recursive: true, force: true }));
+
+  const archive = await writeImageArchive(join(work, 'image'));
+  // Both start at once; whichever starts is closed at teardown even when the other fails.
+  const [ctdStarted, mockStarted] = await Promise.allSettled([
+    startContainerd(),
+    startMockCri({ socket: join(work, 'mock', 'cri.sock'), root: join(work, 'mock-root'), images: [IMAGE] }),
+  ]);
+  if (ctdStarted.status === 'fulfilled') t.teardown(() => ctdStarted.value.close());
+  if (mockStarted.status === 'fulfilled') t.teardown(() => mockStarted.value.close());
+  if (ctdStarted.status === 'rejected') throw ctdStarted.reason;
+  if (mockStarted.status === 'rejected') throw mockStarted.reason;
+  const ctd = ctdStarted.value;
+  const mock = mockStarted.value;
+  importImage(ctd, archive);
+  t.comment(`containerd ${ctd.version}: ${ctd.criUrl} (snapshotter ${ctd.snapshotter}); mock: ${mock.criUrl}`);
+
+  const clients = { mock: criClient(mock.criUrl), containerd: criClient(ctd.criUrl) };
+  t.teardown(() => { clients.mock.close(); clients.containerd.close(); });
+
+  /** Runs `req` (or a per-runtime request) on both; returns both outcomes. */
+  async function both(rpc: string, req: object | ((who: 'mock' | 'containerd') => object)): Promise<{ mock: Outcome; containerd: Outcome }> {
+    const reqOf = (who: 'mock' | 'containerd') => (typeof req === 'function' ? req(who) : req);
+    const [m, c] = await Promise.all([outcome(clients.mock, rpc, reqOf('mock')), outcome(clients.containerd, rpc, reqOf('containerd'))]);
+    return { mock: m, containerd: c };
+  }
+
+  const describe = (o: Outcome) => (o.ok ? 'OK' : `${grpc.status[o.code]} (${o.details})`);
+
+  /**
+   * The core comparison: same status; on success, same shape. `codes` widens the accepted codes
+   * where the CRI leaves the choice open (the caller says why); each side must then answer one of them.
+   */
+  async function same(tt: Test, name: string, rpc: string, req: object | ((who: 'mock' | 'containerd') => object), opts: ShapeRules & { codes?: string[] } = {}) {
+    const r = await both(rpc, req);
+    if (opts.codes) {
+      tt.ok(opts.codes.includes(codeName(r.containerd)), `${name}: containerd answers one of ${opts.codes.join('/')}`, { containerd: describe(r.containerd) });
+      tt.ok(opts.codes.includes(codeName(r.mock)), `${name}: the mock answers one of ${opts.codes.join('/')} (containerd: ${describe(r.containerd)})`, { mock: describe(r.mock) });
+    } else {
+      tt.equal(codeName(r.mock), codeName(r.containerd), `${name}: same status (${codeName(r.containerd)})`, { mock: describe(r.mock), containerd: describe(r.containerd) });
+    }
+    if (r.mock.ok && r.containerd.ok) {
+      const diff = shapeDiff(r.mock.res, r.containerd.res, opts);
+      tt.same(diff, [], `${name}: same response shape`, { mock: r.mock.res, containerd: r.containerd.res });
+    }
+    return r;
+  }
+
+  const UNKNOWN_ID = 'f0e1d2c3b4a5968778695a4b3c2d1e0f00112233445566778899aabbccddeeff';
+
+  await t.test('runtime: Version, Status, UpdateRuntimeConfig', async (tt) => {
+    const v = await same(tt, 'Version', 'Version', { version: 'v1' });
+    if (v.mock.ok && v.containerd.ok) {
+      // runtime_name and runtime_version are each runtime's own; the API version is the protocol's.
+      tt.equal(v.mock.res.runtime_api_version, v.containerd.res.runtime_api_version, 'Version: same runtime_api_version (v1)');
+      tt.equal(v.mock.res.version, v.containerd.res.version, 'Version: same kubelet API version string');
+    }
+
+    // StatusResponse.features (runtime-wide features) is newer than containerd 1.6's CRI API, which
+    // leaves it unset; a runtime that knows it fills it in. runtime_handlers likewise is empty there.
+    const rules = { optionalMessages: ['features'] };
+    for (const verbose of [false, true]) {
+      const s = await same(tt, `Status verbose=${verbose}`, 'Status', { verbose }, rules);
+      if (!s.mock.ok || !s.containerd.ok) continue;
+      for (const [who, res] of [['mock', s.mock.res], ['containerd', s.containerd.res]] as const) {
+        const types = (res.status?.conditions ?? []).map((c: any) => c.type);
+        // The kubelet requires these two conditions by name; their values differ legitimately here:
+        // containerd without CNI config reports NetworkReady false, the mock simulates a ready network.
+        tt.ok(types.includes('RuntimeReady') && types.includes('NetworkReady'), `Status verbose=${verbose}: ${who} reports RuntimeReady and NetworkReady`, { types });
+        const runtimeReady = (res.status?.conditions ?? []).find((c: any) => c.type === 'RuntimeReady');
+        tt.equal(runtimeReady?.status, true, `Status verbose=${verbose}: ${who} is RuntimeReady`);
+        // info "should only be returned non-empty when Verbose is true"; its keys are each runtime's own.
+        if (!verbose) tt.same(res.info, {}, `Status verbose=false: ${who} returns no info`);
+        else tt.ok(Object.keys(res.info).length > 0, `Status verbose=true: ${who} returns info`);
+      }
+    }
+    // The kubelet sends the pod CIDR; a runtime without CNI-managed ranges accepts and ignores it.
+    await same(tt, 'UpdateRuntimeConfig', 'UpdateRuntimeConfig', { runtime_config: { network_config: { pod_cidr: '10.88.0.0/16' } } });
+  });
+
+  await t.test('sandboxes and containers: lists and unknown ids', async (tt) => {
+    await same(tt, 'ListPodSandbox', 'ListPodSandbox', {});
+    await same(tt, 'ListPodSandbox filtered', 'ListPodSandbox', { filter: { id: UNKNOWN_ID, state: { state: 'SANDBOX_READY' }, label_selector: { app: 'x' } } });
+    await same(tt, 'ListContainers', 'ListContainers', {});
+    await same(tt, 'ListContainers filtered', 'ListContainers', { filter: { id: UNKNOWN_ID, pod_sandbox_id: UNKNOWN_ID, state: { state: 'CONTAINER_RUNNING' }, label_selector: { app: 'x' } } });
+    await same(tt, 'ListContainerStats', 'ListContainerStats', {});
+    await same(tt, 'ListContainerStats filtered', 'ListContainerStats', { filter: { id: UNKNOWN_ID } });
+    await same(tt, 'ListPodSandboxStats', 'ListPodSandboxStats', {});
+    await same(tt, 'ListPodSandboxStats filtered', 'ListPodSandboxStats', { filter: { id: UNKNOWN_ID } });
+
+    // Unknown ids: NOT_FOUND where the CRI says the call fails for a missing object.
+    await same(tt, 'ContainerStatus of an unknown id', 'ContainerStatus', { container_id: UNKNOWN_ID });
+    await same(tt, 'ContainerStatus verbose of an unknown id', 'ContainerStatus', { container_id: UNKNOWN_ID, verbose: true });
+    await same(tt, 'PodSandboxStatus of an unknown id', 'PodSandboxStatus', { pod_sandbox_id: UNKNOWN_ID });
+    await same(tt, 'PodSandboxStatus verbose of an unknown id', 'PodSandboxStatus', { pod_sandbox_id: UNKNOWN_ID, verbose: true });
+    await same(tt, 'StartContainer of an unknown id', 'StartContainer', { container_id: UNKNOWN_ID });
+    await same(tt, 'StopContainer of an unknown id', 'StopContainer', { container_id: UNKNOWN_ID, timeout: 1 });
+    await same(tt, 'ContainerStats of an unknown id', 'ContainerStats', { container_id: UNKNOWN_ID });
+    await same(tt, 'PodSandboxStats of an unknown id', 'PodSandboxStats', { pod_sandbox_id: UNKNOWN_ID });
+    await same(tt, 'UpdateContainerResources of an unknown id', 'UpdateContainerResources', { container_id: UNKNOWN_ID, linux: { cpu_shares: 512 } });
+    await same(tt, 'ReopenContainerLog of an unknown id', 'ReopenContainerLog', { container_id: UNKNOWN_ID });
+    await same(tt, 'ExecSync in an unknown container', 'ExecSync', { container_id: UNKNOWN_ID, cmd: ['true'], timeout: 5 });
+    // Exec, Attach and PortForward hand out a URL of the runtime's streaming server. The mock has
+    // none (it simulates processes), and a runtime answers a call it does not support with
+    // UNIMPLEMENTED whatever the arguments, as containerd 1.6 does for CheckpointContainer of any id;
+    // containerd, which streams, checks the id first. Both answers are a runtime's.
+    const streaming = { codes: ['NOT_FOUND', 'UNIMPLEMENTED'] };
+    await same(tt, 'Exec in an unknown container', 'Exec', { container_id: UNKNOWN_ID, cmd: ['sh'], stdout: true }, streaming);
+    await same(tt, 'Attach to an unknown container', 'Attach', { container_id: UNKNOWN_ID, stdout: true }, streaming);
+    await same(tt, 'PortForward to an unknown sandbox', 'PortForward', { pod_sandbox_id: UNKNOWN_ID, port: [80] }, streaming);
+    await same(tt, 'CreateContainer in an unknown sandbox', 'CreateContainer', {
+      pod_sandbox_id: UNKNOWN_ID,
+      config: { metadata: { name: 'c' }, image: { image: IMAGE } },
+      sandbox_config: { metadata: { name: 'p', uid: 'u', namespace: 'n' } },
+    });
+
+    // Removal is idempotent: removing what does not exist succeeds.
+    await same(tt, 'RemoveContainer of an unknown id', 'RemoveContainer', { container_id: UNKNOWN_ID });
+    await same(tt, 'RemovePodSandbox of an unknown id', 'RemovePodSandbox', { pod_sandbox_id: UNKNOWN_ID });
+    // StopPodSandbox "must not return an error if all relevant resources have already been
+    // reclaimed": for an id never seen, containerd answers NOT_FOUND (the kubelet takes that as
+    // stopped) while CRI-O answers OK; both follow the CRI.
+    await same(tt, 'StopPodSandbox of an unknown id', 'StopPodSandbox', { pod_sandbox_id: UNKNOWN_ID }, { codes: ['OK', 'NOT_FOUND'] });
+
+    // An empty id names nothing: both refuse it. The CRI fixes no code for a malformed request;
+    // containerd says UNKNOWN ("Prefix can't be empty" from its id index), INVALID_ARGUMENT or
+    // NOT_FOUND say the same more precisely.
+    const refused = { codes: ['UNKNOWN', 'INVALID_ARGUMENT', 'NOT_FOUND'] };
+    await same(tt, 'ContainerStatus of an empty id', 'ContainerStatus', { container_id: '' }, refused);
+    await same(tt, 'PodSandboxStatus of an empty id', 'PodSandboxStatus', { pod_sandbox_id: '' }, refused);
+    await same(tt, 'StopContainer of an empty id', 'StopContainer', { container_id: '' }, refused);
+    await same(tt, 'RemoveContainer of an empty id', 'RemoveContainer', { container_id: '' }, refused);
+    await same(tt, 'StopPodSandbox of an empty id', 'StopPodSandbox', { pod_sandbox_id: '' }, refused);
+    await same(tt, 'RemovePodSandbox of an empty id', 'RemovePodSandbox', { pod_sandbox_id: '' }, refused);
+    await same(tt, 'ExecSync with an empty id', 'ExecSync', { container_id: '', cmd: [] }, refused);
+    await same(tt, 'CreateContainer with an empty sandbox id', 'CreateContainer', { pod_sandbox_id: '', config: { metadata: { name: 'c' }, image: { image: IMAGE } } }, refused);
+    // A sandbox config without metadata cannot name a pod: refused before anything is created.
+    await same(tt, 'RunPodSandbox without metadata', 'RunPodSandbox', {}, refused);
+  });
+
+  // What containerd 1.6 lacks is version-specific: a later containerd implements some of it, and the
+  // comparison below would no longer describe a runtime without the API.
+  const is16 = ctd.version.startsWith('1.6.');
+  await t.test('calls containerd 1.6 does not have', { skip: is16 ? false : `containerd ${ctd.version} is not 1.6` }, async (tt) => {
+    // containerd 1.6 has no CheckpointContainer: it answers UNIMPLEMENTED. The mock offers the call
+    // by default; switched off (a runtime lacking the API, as suites drive it) it must answer the same.
+    mock.control.setCheckpointSupported(false);
+    await same(tt, 'CheckpointContainer on a runtime without it', 'CheckpointContainer', { container_id: UNKNOWN_ID, location: join(work, 'x.tar') });
+    await same(tt, 'CheckpointContainer (empty request) on a runtime without it', 'CheckpointContainer', {});
+    mock.control.setCheckpointSupported(true);
+
+    // RPCs added to runtime.v1 after containerd 1.6: containerd answers UNIMPLEMENTED, which is what
+    // the kubelet expects from a runtime that predates them (it falls back). The mock implements
+    // them, so only containerd's answer is recorded here; the mock's are tested in its own suites.
+    for (const rpc of ['ListMetricDescriptors', 'ListPodSandboxMetrics', 'RuntimeConfig']) {
+      const c = await outcome(clients.containerd, rpc, {});
+      tt.equal(codeName(c), 'UNIMPLEMENTED', `${rpc}: containerd 1.6 predates it`, { containerd: describe(c) });
+    }
+  });
+
+  await t.test('images', async (tt) => {
+    await same(tt, 'ImageFsInfo', 'ImageFsInfo', {});
+    const fs = await both('ImageFsInfo', {});
+    for (const [who, o] of Object.entries(fs)) {
+      // The kubelet's image GC reads the first image filesystem: there must be one.
+      if (o.ok) tt.ok(o.res.image_filesystems.length >= 1, `ImageFsInfo: ${who} reports an image filesystem`);
+    }
+
+    // Image.spec is optional (containerd 1.6 leaves it unset). Image.uid is set only when the image
+    // config's User is numeric: that is each image's own, and the mock cannot know the config of the
+    // image we built (it synthesises one without a user). When both sides set either, shapes are compared.
+    const rules = { optionalMessages: ['images[].spec', 'image.spec', 'images[].uid', 'image.uid'] };
+    const list = await same(tt, 'ListImages', 'ListImages', {}, rules);
+    const find = (o: Outcome) => (o.ok ? (o.res.images as any[]).find((i) => i.repo_tags.includes(IMAGE)) : undefined);
+    const mine = { mock: find(list.mock), containerd: find(list.containerd) };
+    tt.ok(mine.mock, `ListImages: the mock lists ${IMAGE}`);
+    tt.ok(mine.containerd, `ListImages: containerd lists ${IMAGE}`);
+    if (!mine.mock || !mine.containerd) return;
+    tt.same(shapeDiff(mine.mock, mine.containerd, { optionalMessages: ['spec', 'uid'] }), [], `ListImages: ${IMAGE} has the same shape`, { mock: mine.mock, containerd: mine.containerd });
+    // Repo tags are fully qualified on both (docker.io/library/...), whatever form the name was given in.
+    tt.same(mine.mock.repo_tags, mine.containerd.repo_tags, 'ListImages: same repo_tags');
+    for (const [who, img] of Object.entries(mine)) {
+      tt.match(img.id, /^sha256:[0-9a-f]{64}$/, `ListImages: ${who} gives the image id as sha256:<hex>`);
+      tt.ok(img.repo_digests.some((d: string) => d.startsWith(`${IMAGE_REPO}@sha256:`)), `ListImages: ${who} gives a repo digest ${IMAGE_REPO}@sha256:...`, { repo_digests: img.repo_digests });
+      tt.ok(Number(img.size) > 0, `ListImages: ${who} gives a size > 0`);
+      // "UID and the following user name are mutually exclusive."
+      tt.ok(img.uid === null || img.username === '', `ListImages: ${who} reports a uid or a username, not both`, { uid: img.uid, username: img.username });
+    }
+    // Our image's config says User "1000": a numeric user is reported as uid, never as username.
+    tt.same([mine.containerd.uid, mine.containerd.username], [{ value: '1000' }, ''], 'ListImages: containerd reports uid 1000 from the image config');
+
+    // Every reference form a runtime accepts for the image; ids and digests are each runtime's own.
+    const digestOf = (img: any) => (img.repo_digests as string[]).find((d) => d.startsWith(`${IMAGE_REPO}@`))!.split('@')[1];
+    const forms: [string, (who: 'mock' | 'containerd') => string][] = [
+      ['name:tag', () => 'orch-probe:1.0'],
+      ['library/name:tag', () => 'library/orch-probe:1.0'],
+      ['registry-qualified name:tag', () => IMAGE],
+      ['image id', (who) => mine[who].id],
+      ['name@digest', (who) => `orch-probe@${digestOf(mine[who])}`],
+      ['registry-qualified name@digest', (who) => `${IMAGE_REPO}@${digestOf(mine[who])}`],
+    ];
+    for (const [form, ref] of forms) {
+      const s = await same(tt, `ImageStatus by ${form}`, 'ImageStatus', (who) => ({ image: { image: ref(who) } }), rules);
+      for (const [who, o] of Object.entries(s)) {
+        if (o.ok) tt.equal(o.res.image?.id, mine[who as 'mock' | 'containerd'].id, `ImageStatus by ${form}: ${who} finds the image`);
+      }
+    }
+    const verbose = await same(tt, 'ImageStatus verbose', 'ImageStatus', { image: { image: IMAGE }, verbose: true }, rules);
+    for (const [who, o] of Object.entries(verbose)) {
+      // The info keys and their JSON are each runtime's own; there must be some when verbose.
+      if (o.ok) tt.ok(Object.keys(o.res.info).length > 0, `ImageStatus verbose: ${who} returns info`);
+    }
+
+    // Absent images: not an error, an empty answer ("returns a response with Image set to nil").
+    for (const [what, ref] of [
+      ['a name without tag (means :latest, which is absent)', 'orch-probe'],
+      ['another tag', 'orch-probe:2.0'],
+      ['an unknown image', 'example.com/nothing/here:1'],
+      ['an unknown id', `sha256:${'ab'.repeat(32)}`],
+    ]) {
+      const s = await same(tt, `ImageStatus of ${what}`, 'ImageStatus', { image: { image: ref } }, rules);
+      for (const [who, o] of Object.entries(s)) if (o.ok) tt.equal(o.res.image, null, `ImageStatus of ${what}: ${who} has no image`);
+    }
+
+    // Pulls that fail before any network: the reference does not parse. No code is fixed by the CRI;
+    // containerd says UNKNOWN, INVALID_ARGUMENT says it more precisely.
+    const refused = { codes: ['UNKNOWN', 'INVALID_ARGUMENT'] };
+    await same(tt, 'PullImage of an empty reference', 'PullImage', { image: { image: '' } }, refused);
+    await same(tt, 'PullImage of an invalid reference', 'PullImage', { image: { image: 'Bad//Ref' } }, refused);
+
+    // Removing an image by one of its names removes the image (all its names), not just that name;
+    // removing again is fine (idempotent).
+    const gone = async (how: string) => {
+      const st = await both('ImageStatus', (who) => ({ image: { image: mine[who].id } }));
+      const ls = await both('ListImages', {});
+      for (const who of ['mock', 'containerd'] as const) {
+        const s = st[who];
+        const l = ls[who];
+        tt.ok(s.ok && s.res.image === null, `ImageStatus by id after RemoveImage by ${how}: ${who} no longer has it`, { answer: s.ok ? s.res : describe(s) });
+        tt.ok(l.ok && !(l.res.images as any[]).some((i) => i.id === mine[who].id), `ListImages after RemoveImage by ${how}: ${who} no longer lists it`);
+      }
+    };
+    await same(tt, 'RemoveImage by name:tag', 'RemoveImage', { image: { image: 'orch-probe:1.0' } });
+    await same(tt, 'ImageStatus by name after RemoveImage', 'ImageStatus', { image: { image: IMAGE } }, rules);
+    await gone('name:tag');
+    await same(tt, 'RemoveImage again', 'RemoveImage', { image: { image: IMAGE } });
+    await same(tt, 'RemoveImage of an unknown id', 'RemoveImage', { image: { image: `sha256:${'ab'.repeat(32)}` } });
+
+    // Back again (containerd: imported anew; the mock: pulled from its catalogue), then removed by
+    // id, as the kubelet's image garbage collection removes images.
+    importImage(ctd, archive);
+    const pulled = await outcome(clients.mock, 'PullImage', { image: { image: IMAGE } });
+    tt.ok(pulled.ok, `PullImage ${IMAGE} on the mock (it is in its catalogue)`, { answer: pulled.ok ? pulled.res : describe(pulled) });
+    const back = await same(tt, 'ImageStatus by id once the image is back', 'ImageStatus', (who) => ({ image: { image: mine[who].id } }), rules);
+    for (const [who, o] of Object.entries(back)) if (o.ok) tt.ok(o.res.image !== null, `ImageStatus by id once the image is back: ${who} has it`);
+    await same(tt, 'RemoveImage by id', 'RemoveImage', (who) => ({ image: { image: mine[who].id } }));
+    await gone('id');
+  });
+});
