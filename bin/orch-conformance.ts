@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The orch-conformance command line: run, list, serve, report. This file only defines the commands;
+// The orch-conformance command line: run, list, serve, report, mock-cri. This file only defines the commands;
 // each loads its implementation (bin/commands/) when it runs, so `serve` starts without the suites,
 // runner and reporters, and `run` without the reference unless it embeds one.
 import yargs, { type Argv } from 'yargs';
@@ -88,7 +88,7 @@ await yargs(hideBin(process.argv))
   .scriptName('orch-conformance')
   .version(VERSION)
   .strict()
-  .demandCommand(1, 'name a command: run, list, serve or report')
+  .demandCommand(1, 'name a command: run, list, serve, report or mock-cri')
   .command('run', 'Run conformance cases against a target (the embedded reference without --api or --kubeconfig)', (y) => runOptions(y)
     .epilog(`${TOKEN_NOTE}\n\n${EXIT_CODES}`),
   (argv) => exitWith(import('./commands/run.js').then((m) => m.cmdRun(argv, VERSION))))
@@ -114,6 +114,14 @@ await yargs(hideBin(process.argv))
     .option('plain-http', { type: 'boolean', default: false, describe: 'Serve plain HTTP instead, for quick local use (not with the TLS flags)' })
     .epilog('Serves HTTPS, as spec 002 §1 wants: without --tls-cert-file/--tls-private-key-file or --cert-dir, a self-signed CA and serving certificate are generated into a fresh private directory, removed when serve exits; it prints "ca: <file>" then "api: https://...", for run --ca and kubectl --certificate-authority. --plain-http serves plain HTTP. Exit codes: 0 stopped by SIGINT or SIGTERM; 2 bad usage or cannot start (port in use).')),
   (argv) => exitWith(import('./commands/serve.js').then((m) => m.cmdServe(argv, serveFlags(argv)))))
+  .command('mock-cri', 'Start the mock CRI runtime (runtime.v1 over gRPC on a unix socket) that suites control', (y) => y
+    .option('socket', { type: 'string', demandOption: true, describe: 'Unix socket for the CRI RuntimeService and ImageService (created 0600 in a 0700 directory)' })
+    .option('control', { type: 'string', describe: 'Unix socket for the control API (HTTP+JSON: faults, container events, call log, reset)' })
+    .option('root', { type: 'string', describe: 'State directory (default: a fresh private temporary directory)' })
+    .option('seccomp-dir', { type: 'string', describe: 'Where Localhost seccomp profiles must be (default <root>/seccomp)' })
+    .option('images', { type: 'string', array: true, describe: 'Images present at start and pullable, besides the default set: name[:tag],... (repeatable)' })
+    .epilog('Prints "cri: unix://<socket>" and, with --control, "control: <path>" once ready; runs until SIGINT or SIGTERM and removes its sockets. Exit codes: 0 stopped by a signal; 2 bad usage or cannot start.'),
+  (argv) => exitWith(import('./commands/mock-cri.js').then((m) => m.cmdMockCri(argv as any))))
   .command('report <results>', 'Render a saved JSON results file again', (y) => y
     .positional('results', { type: 'string', demandOption: true, describe: 'File written by run --reporter json=FILE' })
     .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable' }),
