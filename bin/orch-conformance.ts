@@ -122,6 +122,26 @@ await yargs(hideBin(process.argv))
     .option('images', { type: 'string', array: true, describe: 'Images present at start and pullable, besides the default set: name[:tag],... (repeatable)' })
     .epilog('Prints "cri: unix://<socket>" and, with --control, "control: <path>" once ready; runs until SIGINT or SIGTERM and removes its sockets. Exit codes: 0 stopped by a signal; 2 bad usage or cannot start.'),
   (argv) => exitWith(import('./commands/mock-cri.js').then((m) => m.cmdMockCri(argv as any))))
+  .command('agent', 'Start the reference node agent: registers its Node and runs the pods bound to it through a CRI runtime', (y) => y
+    .option('kubeconfig', { type: 'string', describe: 'Control plane and credentials from this kubeconfig (without it and --api: standalone mode, no API calls)' })
+    .option('api', { type: 'string', describe: 'Control-plane base URL, e.g. https://127.0.0.1:6443 (wins over --kubeconfig\'s server)' })
+    .option('token', { type: 'string', describe: 'Bearer token for the control plane (visible in ps: prefer --token-file)' })
+    .option('token-file', { type: 'string', describe: 'File holding the bearer token' })
+    .option('ca', { type: 'string', describe: 'PEM file of the CA that signed the control plane\'s certificate' })
+    .option('container-runtime-endpoint', { type: 'string', describe: 'CRI runtime socket, unix:///path (required for now)' })
+    .option('image-service-endpoint', { type: 'string', describe: 'CRI image service socket (default: the runtime endpoint)' })
+    .option('root-dir', { type: 'string', default: '/var/lib/agent', describe: 'Directory for the agent\'s files (pod logs under <root>/pods)' })
+    .option('hostname-override', { type: 'string', describe: 'The HostName address and default node name, instead of the kernel\'s host name' })
+    .option('node-name', { type: 'string', describe: 'Name of the Node to register (default: the host name, lowercased)' })
+    .option('port', { type: 'number', default: 10250, describe: 'HTTPS port of the agent\'s endpoints (not served yet)' })
+    .option('address', { type: 'string', describe: 'Address of the agent\'s endpoints (not served yet)' })
+    .option('feature-gates', { type: 'string', describe: 'Gates set against their 1.37 defaults: Name=true,Other=false (accepted; not applied yet)' })
+    .option('config', { type: 'string', describe: 'AgentConfiguration file (agent.config.orch.io/v1beta1) (accepted; not applied yet)' })
+    .option('config-dir', { type: 'string', describe: 'Drop-in directory of *.conf files merged over --config (accepted; not applied yet)' })
+    .option('cert-dir', { type: 'string', describe: 'Certificates and keys (default <root-dir>/pki) (accepted; not used yet)' })
+    .option('lock-file', { type: 'string', describe: 'Take an exclusive lock on this file (accepted; not applied yet)' })
+    .epilog('Prints "node: <name>" once its Node is registered (standalone: at once); runs until SIGINT or SIGTERM, stopping its workers and leaving containers running, as upstream does across restarts. Exit codes: 0 stopped by a signal; 2 bad usage or cannot start.'),
+  (argv) => exitWith(import('./commands/agent.js').then((m) => m.cmdAgent(argv as any))))
   .command('report <results>', 'Render a saved JSON results file again', (y) => y
     .positional('results', { type: 'string', demandOption: true, describe: 'File written by run --reporter json=FILE' })
     .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable' }),

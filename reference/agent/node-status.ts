@@ -1,0 +1,270 @@
+// Node registration and status (spec 001 §2.2, §3): creates the Node when absent, then publishes its
+// status through the status subresource: addresses, capacity/allocatable from the real machine, nodeInfo
+// with the runtime's name and version, and the Ready / MemoryPressure / DiskPressure / PIDPressure
+// conditions with upstream's reasons and messages (kubelet written agent). As upstream, the status is
+// computed every nodeStatusUpdateFrequency and written when it changed or when nodeStatusReportFrequency
+// has passed since the last write; lastTransitionTime moves only when a condition's status changes.
+import { statfs } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import * as os from 'node:os';
+import { PACKAGE_VERSION } from '../package-version.js';
+import { isAlreadyExists, isNotFound, type ApiClient } from './api-client.js';
+import type { Runtime, RuntimeCondition } from './runtime.js';
+
+export interface NodeStatusOptions {
+  api: ApiClient;
+  runtime: Runtime;
+  nodeName: string;
+  /** HostName address; default os.hostname(). */
+  hostnameOverride?: string;
+  /** Root dir: its filesystem gives ephemeral-storage. */
+  rootDir: string;
+  /** How often status is computed, ms (default 10 s). */
+  updateFrequencyMs?: number;
+  /** Status is written at least this often even without change, ms (default 5 min). */
+  reportFrequencyMs?: number;
+  /** Max pods (default 110). */
+  maxPods?: number;
+  onError?(err: unknown): void;
+}
+
+export interface NodeCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastHeartbeatTime: string;
+  lastTransitionTime: string;
+}
+
+/** Upstream's default hard eviction thresholds (memory.available<100Mi, nodefs.available<10%). */
+const MEMORY_AVAILABLE_MIN = 100 * 1024 * 1024;
+const NODEFS_AVAILABLE_MIN_FRACTION = 0.1;
+/** pid.available threshold: upstream has none by default; 5% of pid_max keeps the condition meaningful. */
+const PID_AVAILABLE_MIN_FRACTION = 0.05;
+
+export function osImage(): string {
+  try {
+    const m = /^PRETTY_NAME=(.*)$/m.exec(readFileSync('/etc/os-release', 'utf8'));
+    if (m) return m[1].trim().replace(/^["']|["']$/g, '');
+  } catch { /* not every system has it */ }
+  return `${os.type()} ${os.release()}`;
+}
+
+/** The first non-internal IPv4 address, as upstream's default when no --node-ip is given. */
+export function internalIPv4(): string | undefined {
+  for (const addrs of Object.values(os.networkInterfaces())) {
+    for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return undefined;
+}
+
+/** GOARCH naming, as nodeInfo.architecture shows it. */
+export function goArch(): string {
+  const map: Record<string, string> = { x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x', riscv64: 'riscv64' };
+  return map[process.arch] ?? process.arch;
+}
+
+function pidCounts(): { max: number; used: number } | undefined {
+  try {
+    const max = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8').trim());
+    const used = Number(/^(\d+)/.exec(readFileSync('/proc/loadavg', 'utf8').split(' ')[3]?.split('/')[1] ?? '')?.[1]);
+    if (Number.isFinite(max) && Number.isFinite(used)) return { max, used };
+  } catch { /* Linux only */ }
+  return undefined;
+}
+
+/** Conditions without times: what is compared to decide whether the status changed. */
+interface ConditionCore { type: string; status: 'True' | 'False'; reason: string; message: string }
+
+export function readyCondition(runtimeConds: RuntimeCondition[] | Error): ConditionCore {
+  const errors: string[] = [];
+  if (runtimeConds instanceof Error) {
+    errors.push(`container runtime status check may not have completed yet: ${runtimeConds.message}`);
+  } else {
+    const show = (c: RuntimeCondition | undefined, type: string) =>
+      c ? `${c.type}=${c.status} reason:${c.reason} message:${c.message}` : `<nil> (${type} not reported)`;
+    const rt = runtimeConds.find((c) => c.type === 'RuntimeReady');
+    const net = runtimeConds.find((c) => c.type === 'NetworkReady');
+    if (!rt?.status) errors.push(`container runtime not ready: ${show(rt, 'RuntimeReady')}`);
+    if (!net?.status) errors.push(`container runtime network not ready: ${show(net, 'NetworkReady')}`);
+  }
+  if (errors.length === 0) return { type: 'Ready', status: 'True', reason: 'AgentReady', message: 'agent is posting ready status' };
+  return { type: 'Ready', status: 'False', reason: 'AgentNotReady', message: errors.length === 1 ? errors[0] : `[${errors.join(', ')}]` };
+}
+
+export function pressureConditions(p: { memory: boolean; disk: boolean; pid: boolean }): ConditionCore[] {
+  return [
+    p.memory
+      ? { type: 'MemoryPressure', status: 'True', reason: 'AgentHasInsufficientMemory', message: 'agent has insufficient memory available' }
+      : { type: 'MemoryPressure', status: 'False', reason: 'AgentHasSufficientMemory', message: 'agent has sufficient memory available' },
+    p.disk
+      ? { type: 'DiskPressure', status: 'True', reason: 'AgentHasDiskPressure', message: 'agent has disk pressure' }
+      : { type: 'DiskPressure', status: 'False', reason: 'AgentHasNoDiskPressure', message: 'agent has no disk pressure' },
+    p.pid
+      ? { type: 'PIDPressure', status: 'True', reason: 'AgentHasInsufficientPID', message: 'agent has insufficient PID available' }
+      : { type: 'PIDPressure', status: 'False', reason: 'AgentHasSufficientPID', message: 'agent has sufficient PID available' },
+  ];
+}
+
+/**
+ * Merges freshly computed conditions with the previous ones: lastHeartbeatTime = now, and
+ * lastTransitionTime kept unless the status changed. Ready is kept last, as upstream does.
+ */
+export function withTimes(core: ConditionCore[], previous: NodeCondition[] | undefined, now: string): NodeCondition[] {
+  const out = core.map((c) => {
+    const old = previous?.find((p) => p.type === c.type);
+    return { ...c, lastHeartbeatTime: now, lastTransitionTime: old && old.status === c.status ? old.lastTransitionTime : now };
+  });
+  return [...out.filter((c) => c.type !== 'Ready'), ...out.filter((c) => c.type === 'Ready')];
+}
+
+export class NodeStatusManager {
+  readonly nodeName: string;
+  private readonly api: ApiClient;
+  private timer: NodeJS.Timeout | undefined;
+  private lastReportMs = 0;
+  private lastCore = '';
+  private conditions: NodeCondition[] | undefined;
+  private runtimeVersion = '';
+  private running: Promise<void> | undefined;
+  private closed = false;
+  /** The Node's uid once registered (the Lease's owner reference needs it). */
+  nodeUid: string | undefined;
+  /** The InternalIP published, used as the pods' hostIP. */
+  readonly internalIP: string | undefined = internalIPv4();
+
+  constructor(private readonly o: NodeStatusOptions) {
+    this.api = o.api;
+    this.nodeName = o.nodeName;
+  }
+
+  /** Creates the Node if absent (409 AlreadyExists means another start registered it: fine). */
+  async register(): Promise<void> {
+    const path = `/api/v1/nodes/${this.nodeName}`;
+    try {
+      const created = await this.api.create('/api/v1/nodes', {
+        apiVersion: 'v1', kind: 'Node',
+        metadata: {
+          name: this.nodeName,
+          // Upstream's well-known labels (renamed): hostname, os, arch.
+          labels: { 'orch.io/hostname': this.o.hostnameOverride ?? this.nodeName, 'orch.io/os': process.platform, 'orch.io/arch': goArch() },
+        },
+        spec: {},
+      });
+      this.nodeUid = created.metadata.uid;
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+      this.nodeUid = (await this.api.get(path)).metadata.uid;
+    }
+    await this.sync(true);
+  }
+
+  /** Starts the periodic update loop. */
+  start(): void {
+    const every = this.o.updateFrequencyMs ?? 10_000;
+    const tick = () => {
+      if (this.closed) return;
+      this.running = this.sync(false).then(() => {}, (err) => this.o.onError?.(err)).finally(() => {
+        if (!this.closed) this.timer = setTimeout(tick, every);
+      });
+    };
+    this.timer = setTimeout(tick, every);
+  }
+
+  /** Computes the status and writes it when it changed, when `force`, or when the report period passed. */
+  async sync(force: boolean): Promise<boolean> {
+    if (!this.runtimeVersion) {
+      const v = await this.o.runtime.version();
+      this.runtimeVersion = `${v.runtime_name}://${v.runtime_version}`;
+    }
+    const runtimeConds = await this.o.runtime.status().catch((e: Error) => e);
+    const machine = await this.machine();
+    const core = [...pressureConditions(machine.pressure), readyCondition(runtimeConds)];
+    const status = {
+      addresses: [
+        ...(this.internalIP ? [{ type: 'InternalIP', address: this.internalIP }] : []),
+        { type: 'Hostname', address: this.o.hostnameOverride ?? os.hostname() },
+      ],
+      capacity: machine.capacity,
+      allocatable: machine.capacity,
+      daemonEndpoints: { agentEndpoint: { Port: 10250 } },
+      nodeInfo: {
+        machineID: readId('/etc/machine-id'),
+        systemUUID: readId('/sys/class/dmi/id/product_uuid'),
+        bootID: readId('/proc/sys/kernel/random/boot_id'),
+        kernelVersion: os.release(),
+        osImage: osImage(),
+        containerRuntimeVersion: this.runtimeVersion,
+        agentVersion: `v${PACKAGE_VERSION}`,
+        operatingSystem: process.platform,
+        architecture: goArch(),
+      },
+    };
+    const key = JSON.stringify({ core, status });
+    const reportEvery = this.o.reportFrequencyMs ?? 5 * 60_000;
+    const due = Date.now() - this.lastReportMs >= reportEvery;
+    if (!force && !due && key === this.lastCore) return false;
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const conditions = withTimes(core, this.conditions, now);
+    await this.write({ ...status, conditions });
+    this.conditions = conditions;
+    this.lastCore = key;
+    this.lastReportMs = Date.now();
+    return true;
+  }
+
+  /** The conditions last written. */
+  get lastConditions(): NodeCondition[] | undefined { return this.conditions; }
+
+  private async write(status: object): Promise<void> {
+    const path = `/api/v1/nodes/${this.nodeName}`;
+    try {
+      // A merge patch replaces lists whole: addresses and conditions are always sent complete.
+      await this.api.patchStatus(path, { status });
+    } catch (err) {
+      // The Node was deleted under us: register it again, as upstream does on its next sync.
+      if (!isNotFound(err)) throw err;
+      await this.register();
+    }
+  }
+
+  private async machine(): Promise<{ capacity: Record<string, string>; pressure: { memory: boolean; disk: boolean; pid: boolean } }> {
+    let storage = 0;
+    let diskPressure = false;
+    try {
+      const s = await statfs(this.o.rootDir);
+      storage = s.blocks * s.bsize;
+      diskPressure = s.blocks > 0 && s.bavail / s.blocks < NODEFS_AVAILABLE_MIN_FRACTION;
+    } catch { /* root dir not there yet: report 0 */ }
+    const pids = pidCounts();
+    return {
+      capacity: {
+        cpu: String(os.availableParallelism()),
+        memory: `${Math.floor(os.totalmem() / 1024)}Ki`,
+        pods: String(this.o.maxPods ?? 110),
+        'ephemeral-storage': `${Math.floor(storage / 1024)}Ki`,
+      },
+      pressure: {
+        memory: os.freemem() < MEMORY_AVAILABLE_MIN,
+        disk: diskPressure,
+        pid: pids ? pids.max - pids.used < pids.max * PID_AVAILABLE_MIN_FRACTION : false,
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+}
+
+function readId(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+

@@ -1,0 +1,443 @@
+// One worker per pod (spec 001 §1): each pass reconciles the pod's spec with the runtime's containers
+// by running SyncPod (sandbox, images, init containers in order, containers, restarts with back-off) or,
+// once the pod is being deleted or is gone, SyncTerminatingPod (stop with the grace period, remove the
+// containers and sandboxes) and the final delete of the pod object with grace 0, as upstream's status
+// manager does. Passes of one pod never overlap: a trigger during a pass runs one more pass after it.
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isNotFound, type ApiClient } from './api-client.js';
+import {
+  ANNOTATION_RESTART_COUNT, LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID,
+  runtimeMessage, type CriContainerStatus, type Runtime,
+} from './runtime.js';
+import { computePodStatus, sameStatus, type ContainerView } from './pod-status.js';
+
+export interface PodWorkersOptions {
+  /** Absent in standalone mode: no status writes, no deletes. */
+  api?: ApiClient;
+  runtime: Runtime;
+  runtimeName(): string;
+  nodeName: string;
+  rootDir: string;
+  hostIP?: string;
+  /** Restart and image-pull back-off: base (default 10 s) doubling up to max (default 5 min). */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  onError?(err: unknown, pod: string): void;
+}
+
+/** Upstream's flowcontrol.Backoff: per key, base doubling to max, forgotten after 2 × max idle. */
+export class Backoff {
+  private readonly entries = new Map<string, { delay: number; last: number }>();
+  constructor(private readonly base: number, private readonly max: number) {}
+  /** True while `since` (ms) is less than the key's current delay ago. */
+  inBackoffSince(key: string, since: number, now = Date.now()): boolean {
+    const e = this.entries.get(key);
+    return !!e && now - since < e.delay;
+  }
+  delay(key: string): number { return this.entries.get(key)?.delay ?? 0; }
+  next(key: string, now = Date.now()): number {
+    const e = this.entries.get(key);
+    const delay = !e || now - e.last > 2 * this.max ? this.base : Math.min(e.delay * 2, this.max);
+    this.entries.set(key, { delay, last: now });
+    return delay;
+  }
+  forgetPrefix(prefix: string): void {
+    for (const k of this.entries.keys()) if (k.startsWith(prefix)) this.entries.delete(k);
+  }
+}
+
+interface Entry {
+  uid: string;
+  pod?: any;
+  /** The pod object is gone from the API (or was never there: an orphan found in the runtime). */
+  gone: boolean;
+  busy: boolean;
+  again: boolean;
+  timer?: NodeJS.Timeout;
+  waiting: Map<string, { reason: string; message?: string }>;
+  lastStatus?: any;
+  done: boolean;
+}
+
+const podKey = (pod: any) => `${pod.metadata.namespace}/${pod.metadata.name}`;
+const podFullName = (pod: any) => `${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
+const podPath = (pod: any) => `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}`;
+
+/** Images without a tag or with :latest are pulled Always by default, as the API server defaults them. */
+function pullPolicy(c: any): string {
+  if (c.imagePullPolicy) return c.imagePullPolicy;
+  const ref = String(c.image ?? '');
+  const last = ref.split('/').pop() ?? '';
+  return ref.includes('@') || (last.includes(':') && !last.endsWith(':latest')) ? 'IfNotPresent' : 'Always';
+}
+
+/** $(VAR) references in command and args, as upstream expands them; $$ escapes a dollar. */
+export function expand(s: string, env: Map<string, string>): string {
+  return s.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (m, name) => (m === '$$' ? '$' : env.has(name) ? env.get(name)! : m));
+}
+
+class ConfigError extends Error {}
+
+export class PodWorkers {
+  private readonly entries = new Map<string, Entry>();
+  private readonly backoff: Backoff;
+  private closed = false;
+  /** Set once the first pod list is known: before it, runtime pods without a known pod are not orphans yet. */
+  private synced = false;
+
+  constructor(private readonly o: PodWorkersOptions) {
+    this.backoff = new Backoff(o.backoffBaseMs ?? 10_000, o.backoffMaxMs ?? 300_000);
+  }
+
+  /** A pod bound to this node was added or changed. */
+  update(pod: any): void {
+    const uid = pod.metadata.uid;
+    const e = this.entry(uid);
+    e.pod = pod;
+    this.trigger(uid);
+  }
+
+  /** The pod object is gone: its containers are stopped and removed. */
+  remove(pod: any): void {
+    const e = this.entry(pod.metadata.uid);
+    e.pod ??= pod;
+    e.gone = true;
+    this.trigger(pod.metadata.uid);
+  }
+
+  /** The full set of pods is known (first list, or a relist): pods not in it are gone. */
+  setAll(pods: any[]): void {
+    const uids = new Set(pods.map((p) => p.metadata.uid));
+    for (const [uid, e] of this.entries) if (!uids.has(uid) && e.pod) { e.gone = true; this.trigger(uid); }
+    for (const p of pods) this.update(p);
+    this.synced = true;
+  }
+
+  /** Something changed in the runtime for this pod (PLEG): run a pass. Unknown uids are orphans. */
+  trigger(uid: string): void {
+    if (this.closed) return;
+    let e = this.entries.get(uid);
+    if (!e) {
+      if (!this.synced) return;
+      e = this.entry(uid);
+      e.gone = true;
+    }
+    if (e.busy) { e.again = true; return; }
+    void this.run(e);
+  }
+
+  /** The pods the workers know (for /pods later). */
+  pods(): any[] { return [...this.entries.values()].filter((e) => e.pod && !e.gone).map((e) => e.pod); }
+
+  private entry(uid: string): Entry {
+    let e = this.entries.get(uid);
+    if (!e) {
+      e = { uid, gone: false, busy: false, again: false, waiting: new Map(), done: false };
+      this.entries.set(uid, e);
+    }
+    return e;
+  }
+
+  private async run(e: Entry): Promise<void> {
+    e.busy = true;
+    try {
+      do {
+        e.again = false;
+        try {
+          if (e.gone || e.pod?.metadata?.deletionTimestamp) await this.syncTerminating(e);
+          else await this.syncPod(e);
+        } catch (err) {
+          this.o.onError?.(err, e.pod ? podKey(e.pod) : e.uid);
+          this.retryLater(e, 1000);
+        }
+      } while (e.again && !this.closed && !e.done);
+    } finally {
+      e.busy = false;
+    }
+  }
+
+  private retryLater(e: Entry, ms: number): void {
+    if (this.closed || e.done) return;
+    if (e.timer) clearTimeout(e.timer);
+    e.timer = setTimeout(() => { e.timer = undefined; this.trigger(e.uid); }, Math.max(ms, 10));
+  }
+
+  private logDir(pod: any): string {
+    return join(this.o.rootDir, 'pods', `${pod.metadata.namespace}_${pod.metadata.name}_${pod.metadata.uid}`);
+  }
+
+  private sandboxConfig(pod: any, attempt: number): any {
+    const m = pod.metadata;
+    const portMappings = (pod.spec?.containers ?? []).flatMap((c: any) => (c.ports ?? [])
+      .filter((p: any) => p.hostPort)
+      .map((p: any) => ({ protocol: p.protocol ?? 'TCP', container_port: p.containerPort, host_port: p.hostPort, host_ip: p.hostIP ?? '' })));
+    return {
+      metadata: { name: m.name, uid: m.uid, namespace: m.namespace, attempt },
+      hostname: pod.spec?.hostname ?? m.name,
+      log_directory: this.logDir(pod),
+      port_mappings: portMappings,
+      labels: { ...(m.labels ?? {}), [LABEL_POD_NAME]: m.name, [LABEL_POD_NAMESPACE]: m.namespace, [LABEL_POD_UID]: m.uid },
+      annotations: { ...(m.annotations ?? {}) },
+    };
+  }
+
+  private envOf(pod: any, c: any, podIP: string | undefined): Map<string, string> {
+    const env = new Map<string, string>();
+    for (const v of c.env ?? []) {
+      if (v.valueFrom) {
+        const f = v.valueFrom.fieldRef?.fieldPath;
+        const fields: Record<string, string | undefined> = {
+          'metadata.name': pod.metadata.name, 'metadata.namespace': pod.metadata.namespace, 'metadata.uid': pod.metadata.uid,
+          'spec.nodeName': pod.spec?.nodeName, 'spec.serviceAccountName': pod.spec?.serviceAccountName,
+          'status.podIP': podIP, 'status.hostIP': this.o.hostIP,
+        };
+        if (!f || !(f in fields)) throw new ConfigError(`env ${v.name}: only valueFrom.fieldRef (${Object.keys(fields).join(', ')}) is supported by the reference agent`);
+        env.set(v.name, fields[f] ?? '');
+      } else {
+        env.set(v.name, expand(String(v.value ?? ''), env));
+      }
+    }
+    return env;
+  }
+
+  /** Pull (per policy), create and start one container; records why it is waiting when that fails. */
+  private async startContainer(e: Entry, c: any, attempt: number, sandboxId: string, sandboxConfig: any, podIP: string | undefined): Promise<boolean> {
+    const pod = e.pod;
+    const imageKey = `${e.uid}/${c.name}/image`;
+    const policy = pullPolicy(c);
+    let present: string | undefined;
+    if (policy !== 'Always') present = await this.o.runtime.imagePresent(c.image);
+    if (!present) {
+      if (policy === 'Never') {
+        e.waiting.set(c.name, { reason: 'ErrImageNeverPull', message: `Container image "${c.image}" is not present with pull policy of Never` });
+        return false;
+      }
+      if (this.backoff.inBackoffSince(imageKey, this.lastPullFailure.get(imageKey) ?? 0)) {
+        e.waiting.set(c.name, { reason: 'ImagePullBackOff', message: `Back-off pulling image "${c.image}"` });
+        this.retryLater(e, this.backoff.delay(imageKey) - (Date.now() - (this.lastPullFailure.get(imageKey) ?? 0)));
+        return false;
+      }
+      try {
+        await this.o.runtime.pullImage(c.image, sandboxConfig);
+      } catch (err) {
+        const now = Date.now();
+        this.lastPullFailure.set(imageKey, now);
+        const delay = this.backoff.next(imageKey, now);
+        e.waiting.set(c.name, { reason: 'ErrImagePull', message: runtimeMessage(err) });
+        this.retryLater(e, delay);
+        return false;
+      }
+    }
+    let env: Map<string, string>;
+    try {
+      env = this.envOf(pod, c, podIP);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      e.waiting.set(c.name, { reason: 'CreateContainerConfigError', message: err.message });
+      return false;
+    }
+    const m = pod.metadata;
+    const config = {
+      metadata: { name: c.name, attempt },
+      image: { image: c.image },
+      command: (c.command ?? []).map((s: string) => expand(s, env)),
+      args: (c.args ?? []).map((s: string) => expand(s, env)),
+      working_dir: c.workingDir ?? '',
+      envs: [...env].map(([key, value]) => ({ key, value: Buffer.from(value) })),
+      labels: { [LABEL_POD_NAME]: m.name, [LABEL_POD_NAMESPACE]: m.namespace, [LABEL_POD_UID]: m.uid, [LABEL_CONTAINER_NAME]: c.name },
+      annotations: { [ANNOTATION_RESTART_COUNT]: String(attempt) },
+      log_path: `${c.name}/${attempt}.log`,
+      stdin: !!c.stdin, stdin_once: !!c.stdinOnce, tty: !!c.tty,
+    };
+    let id: string;
+    try {
+      id = await this.o.runtime.createContainer(sandboxId, config, sandboxConfig);
+    } catch (err) {
+      e.waiting.set(c.name, { reason: 'CreateContainerError', message: runtimeMessage(err) });
+      this.retryLater(e, this.backoff.next(`${e.uid}/${c.name}/create`));
+      return false;
+    }
+    try {
+      await this.o.runtime.startContainer(id);
+    } catch (err) {
+      e.waiting.set(c.name, { reason: 'RunContainerError', message: runtimeMessage(err) });
+      this.retryLater(e, this.backoff.next(`${e.uid}/${c.name}/create`));
+      return false;
+    }
+    e.waiting.delete(c.name);
+    return true;
+  }
+
+  private readonly lastPullFailure = new Map<string, number>();
+
+  /**
+   * Whether an exited container should run again now; when it should but its back-off has not passed,
+   * records CrashLoopBackOff and schedules the next pass for when it ends.
+   */
+  private mayRestart(e: Entry, c: any, s: CriContainerStatus, policy: string): 'no' | 'wait' | 'yes' {
+    const code = Number(s.exit_code);
+    if (policy === 'Never' || (policy === 'OnFailure' && code === 0)) return 'no';
+    const key = `${e.uid}/${c.name}`;
+    const finished = Number(BigInt(s.finished_at || '0') / 1_000_000n);
+    if (this.backoff.inBackoffSince(key, finished)) {
+      const delay = this.backoff.delay(key);
+      e.waiting.set(c.name, { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(delay / 1000)}s restarting failed container=${c.name} pod=${podFullName(e.pod)}` });
+      this.retryLater(e, finished + delay - Date.now());
+      return 'wait';
+    }
+    this.backoff.next(key);
+    return 'yes';
+  }
+
+  private async syncPod(e: Entry): Promise<void> {
+    const pod = e.pod;
+    const spec = pod.spec ?? {};
+    const policy = spec.restartPolicy ?? 'Always';
+    const rt = this.o.runtime;
+    const sandboxes = (await rt.listSandboxes(e.uid)).sort((a, b) => b.metadata.attempt - a.metadata.attempt);
+    let sandbox = sandboxes[0];
+    let containers = await rt.listContainers(e.uid);
+    const terminal = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+
+    if (!terminal && (!sandbox || sandbox.state !== 'SANDBOX_READY')) {
+      // A dead sandbox takes its containers with it; with restartPolicy Never and containers that ran, the pod is done.
+      const ran = containers.length > 0;
+      if (!(sandbox && policy === 'Never' && ran)) {
+        for (const c of containers) if (c.state === 'CONTAINER_RUNNING') await rt.stopContainer(c.id, 0);
+        const attempt = sandbox ? sandbox.metadata.attempt + 1 : 0;
+        const config = this.sandboxConfig(pod, attempt);
+        await mkdir(config.log_directory, { recursive: true, mode: 0o755 });
+        const id = await rt.runPodSandbox(config);
+        sandbox = (await rt.listSandboxes(e.uid)).find((s) => s.id === id)!;
+        containers = [];
+      }
+    }
+    const sandboxReady = sandbox?.state === 'SANDBOX_READY';
+    const sbStatus = sandbox ? await rt.sandboxStatus(sandbox.id).catch(() => undefined) : undefined;
+    const podIP = sbStatus?.network?.ip || undefined;
+    const sandboxConfig = sandbox ? this.sandboxConfig(pod, sandbox.metadata.attempt) : undefined;
+
+    // The latest instance of each container in this sandbox, by attempt.
+    const inSandbox = containers.filter((c) => c.pod_sandbox_id === sandbox?.id);
+    const byName = new Map<string, typeof inSandbox>();
+    for (const c of inSandbox) {
+      const name = c.labels?.[LABEL_CONTAINER_NAME] ?? c.metadata.name;
+      byName.set(name, [...(byName.get(name) ?? []), c].sort((a, b) => b.metadata.attempt - a.metadata.attempt));
+    }
+    const statusOf = async (name: string): Promise<ContainerView> => {
+      const list = byName.get(name) ?? [];
+      const [latest, previous] = await Promise.all(list.slice(0, 2).map((c) => rt.containerStatus(c.id).catch(() => undefined)));
+      return { latest, previous, waiting: e.waiting.get(name) };
+    };
+
+    if (sandboxReady && !terminal) {
+      let initDone = true;
+      for (const c of spec.initContainers ?? []) {
+        const v = await statusOf(c.name);
+        const s = v.latest;
+        if (!s) {
+          await this.startContainer(e, c, 0, sandbox!.id, sandboxConfig, podIP);
+          initDone = false;
+          break;
+        }
+        if (s.state === 'CONTAINER_EXITED' && Number(s.exit_code) === 0) continue;
+        initDone = false;
+        if (s.state === 'CONTAINER_EXITED') {
+          // A failed init container is restarted unless the policy is Never (then the pod fails).
+          const initPolicy = policy === 'Never' ? 'Never' : 'OnFailure';
+          if (this.mayRestart(e, c, s, initPolicy) === 'yes') await this.startContainer(e, c, s.metadata.attempt + 1, sandbox!.id, sandboxConfig, podIP);
+        }
+        break;
+      }
+      if (initDone) {
+        await Promise.all((spec.containers ?? []).map(async (c: any) => {
+          const s = (await statusOf(c.name)).latest;
+          if (!s) await this.startContainer(e, c, 0, sandbox!.id, sandboxConfig, podIP);
+          else if (s.state === 'CONTAINER_EXITED' && this.mayRestart(e, c, s, policy) === 'yes') {
+            await this.startContainer(e, c, s.metadata.attempt + 1, sandbox!.id, sandboxConfig, podIP);
+          }
+        }));
+      }
+    }
+
+    // Status from what the runtime has now.
+    const [after, sb] = await Promise.all([rt.listContainers(e.uid), sandbox ? rt.listSandboxes(e.uid) : Promise.resolve([])]);
+    byName.clear();
+    for (const c of after.filter((c) => c.pod_sandbox_id === sandbox?.id)) {
+      const name = c.labels?.[LABEL_CONTAINER_NAME] ?? c.metadata.name;
+      byName.set(name, [...(byName.get(name) ?? []), c].sort((a, b) => b.metadata.attempt - a.metadata.attempt));
+    }
+    const views = new Map<string, ContainerView>();
+    for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
+      const v = await statusOf(c.name);
+      // A waiting reason outlives the instance it was about only while that instance is not running.
+      if (v.latest?.state === 'CONTAINER_RUNNING') { e.waiting.delete(c.name); v.waiting = undefined; }
+      views.set(c.name, v);
+    }
+    const status = computePodStatus({
+      pod, runtimeName: this.o.runtimeName(), hostIP: this.o.hostIP, podIP,
+      sandboxReady: sb.find((s) => s.id === sandbox?.id)?.state === 'SANDBOX_READY',
+      containers: views, now: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    });
+    if (status.phase === 'Succeeded' || status.phase === 'Failed') {
+      // A pod that finished keeps no sandbox running (upstream kills it; removal waits for deletion).
+      if (sandbox && sandboxReady) await rt.stopPodSandbox(sandbox.id);
+    }
+    await this.writeStatus(e, status);
+  }
+
+  private async writeStatus(e: Entry, status: any): Promise<void> {
+    const api = this.o.api;
+    if (!api) return;
+    const pod = e.pod;
+    const current = pod.status ?? {};
+    const comparable = { ...current, ...status };
+    if (e.lastStatus && sameStatus(e.lastStatus, status)) return;
+    if (!e.lastStatus && sameStatus(current, comparable)) { e.lastStatus = status; return; }
+    // A merge patch replaces lists whole; fields this agent no longer reports are cleared with null.
+    const patch: any = { ...status };
+    for (const k of ['initContainerStatuses', 'podIP', 'podIPs', 'hostIP', 'hostIPs']) if (patch[k] === undefined && current[k] !== undefined) patch[k] = null;
+    try {
+      const updated = await api.patchStatus(podPath(pod), { metadata: { uid: pod.metadata.uid }, status: patch });
+      e.lastStatus = status;
+      if (!e.gone && e.pod?.metadata?.uid === updated.metadata.uid) e.pod = { ...e.pod, status: updated.status };
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
+  /** Stop every container with the grace period, remove them, stop and remove the sandboxes. */
+  private async syncTerminating(e: Entry): Promise<void> {
+    const rt = this.o.runtime;
+    const pod = e.pod;
+    const grace = pod?.metadata?.deletionGracePeriodSeconds ?? pod?.spec?.terminationGracePeriodSeconds ?? 30;
+    const containers = await rt.listContainers(e.uid);
+    await Promise.all(containers.map(async (c) => {
+      if (c.state === 'CONTAINER_RUNNING' || c.state === 'CONTAINER_CREATED') await rt.stopContainer(c.id, grace);
+    }));
+    for (const c of containers) await rt.removeContainer(c.id);
+    const sandboxes = await rt.listSandboxes(e.uid);
+    for (const s of sandboxes) await rt.stopPodSandbox(s.id);
+    for (const s of sandboxes) await rt.removePodSandbox(s.id);
+    const m = pod?.metadata ?? { uid: e.uid, name: sandboxes[0]?.metadata.name, namespace: sandboxes[0]?.metadata.namespace };
+    if (m.name && m.namespace) await rm(this.logDir({ metadata: m }), { recursive: true, force: true });
+    if (pod && !e.gone && pod.metadata.deletionTimestamp && this.o.api) {
+      // The final delete, once nothing runs: grace 0, and only this pod (not a new one with the same name).
+      await this.o.api.delete(podPath(pod), { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } })
+        .catch((err) => { if (!isNotFound(err) && !(err?.status === 409)) throw err; });
+    }
+    e.done = true;
+    if (e.timer) clearTimeout(e.timer);
+    this.backoff.forgetPrefix(`${e.uid}/`);
+    this.entries.delete(e.uid);
+  }
+
+  /** Stops the workers; containers keep running, as upstream leaves them across agent restarts. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const e of this.entries.values()) if (e.timer) clearTimeout(e.timer);
+    const deadline = Date.now() + 5000;
+    while ([...this.entries.values()].some((e) => e.busy) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -1,0 +1,133 @@
+// The agent's view of its container runtime: the CRI RPCs it uses, over the project's CRI client
+// (mocks/cri/proto.ts, which loads the real runtime.v1 api.proto and talks to any CRI endpoint). Keeps
+// the wire conventions in one place: int64 as decimal strings, env values as bytes, labels naming the pod.
+import { criClient, type CriClient } from '../../mocks/cri/proto.js';
+
+/** Labels the agent puts on sandboxes and containers (upstream io.kubernetes.*, renamed). */
+export const LABEL_POD_NAME = 'io.orch.pod.name';
+export const LABEL_POD_NAMESPACE = 'io.orch.pod.namespace';
+export const LABEL_POD_UID = 'io.orch.pod.uid';
+export const LABEL_CONTAINER_NAME = 'io.orch.container.name';
+/** Annotation on containers: the restart count the container was created for. */
+export const ANNOTATION_RESTART_COUNT = 'io.orch.container.restartCount';
+
+export interface CriSandbox {
+  id: string;
+  metadata: { name: string; uid: string; namespace: string; attempt: number };
+  state: 'SANDBOX_READY' | 'SANDBOX_NOTREADY';
+  created_at: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+export interface CriContainer {
+  id: string;
+  pod_sandbox_id: string;
+  metadata: { name: string; attempt: number };
+  image: { image: string } | null;
+  image_ref: string;
+  state: 'CONTAINER_CREATED' | 'CONTAINER_RUNNING' | 'CONTAINER_EXITED' | 'CONTAINER_UNKNOWN';
+  created_at: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+export interface CriContainerStatus {
+  id: string;
+  metadata: { name: string; attempt: number };
+  state: CriContainer['state'];
+  created_at: string;
+  started_at: string;
+  finished_at: string;
+  exit_code: number;
+  image: { image: string } | null;
+  image_ref: string;
+  reason: string;
+  message: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+export interface RuntimeCondition { type: string; status: boolean; reason: string; message: string }
+
+/** A gRPC failure's message without grpc-js's "<code> <NAME>: " prefix, as the runtime wrote it. */
+export function runtimeMessage(err: unknown): string {
+  const e = err as { details?: string; message?: string };
+  return e?.details || e?.message || String(err);
+}
+
+export class Runtime {
+  private readonly rs: CriClient;
+  private readonly is: CriClient;
+
+  constructor(endpoint: string, imageEndpoint?: string, private readonly timeoutMs = 120_000) {
+    this.rs = criClient(endpoint);
+    this.is = imageEndpoint && imageEndpoint !== endpoint ? criClient(imageEndpoint) : this.rs;
+  }
+
+  private call<T>(c: CriClient, rpc: string, req: object): Promise<T> {
+    return c.call<T>(rpc, req, { deadlineMs: this.timeoutMs });
+  }
+
+  version(): Promise<{ version: string; runtime_name: string; runtime_version: string; runtime_api_version: string }> {
+    return this.call(this.rs, 'Version', { version: 'v1' });
+  }
+
+  async status(): Promise<RuntimeCondition[]> {
+    const r = await this.call<{ status: { conditions: RuntimeCondition[] } | null }>(this.rs, 'Status', {});
+    return r.status?.conditions ?? [];
+  }
+
+  /** Sandboxes, all or those of one pod (by the pod uid label). */
+  async listSandboxes(podUid?: string): Promise<CriSandbox[]> {
+    const filter = podUid ? { label_selector: { [LABEL_POD_UID]: podUid } } : null;
+    return (await this.call<{ items: CriSandbox[] }>(this.rs, 'ListPodSandbox', { filter })).items;
+  }
+
+  /** Containers, all or those of one pod (by the pod uid label). */
+  async listContainers(podUid?: string): Promise<CriContainer[]> {
+    const filter = podUid ? { label_selector: { [LABEL_POD_UID]: podUid } } : null;
+    return (await this.call<{ containers: CriContainer[] }>(this.rs, 'ListContainers', { filter })).containers;
+  }
+
+  async sandboxStatus(id: string): Promise<{ state: string; network: { ip: string; additional_ips: { ip: string }[] } | null; created_at: string }> {
+    return (await this.call<any>(this.rs, 'PodSandboxStatus', { pod_sandbox_id: id })).status;
+  }
+
+  async containerStatus(id: string): Promise<CriContainerStatus> {
+    return (await this.call<{ status: CriContainerStatus }>(this.rs, 'ContainerStatus', { container_id: id })).status;
+  }
+
+  async runPodSandbox(config: object): Promise<string> {
+    return (await this.call<{ pod_sandbox_id: string }>(this.rs, 'RunPodSandbox', { config })).pod_sandbox_id;
+  }
+
+  async stopPodSandbox(id: string): Promise<void> { await this.call(this.rs, 'StopPodSandbox', { pod_sandbox_id: id }); }
+  async removePodSandbox(id: string): Promise<void> { await this.call(this.rs, 'RemovePodSandbox', { pod_sandbox_id: id }); }
+
+  async createContainer(sandboxId: string, config: object, sandboxConfig: object): Promise<string> {
+    const r = await this.call<{ container_id: string }>(this.rs, 'CreateContainer', { pod_sandbox_id: sandboxId, config, sandbox_config: sandboxConfig });
+    return r.container_id;
+  }
+
+  async startContainer(id: string): Promise<void> { await this.call(this.rs, 'StartContainer', { container_id: id }); }
+  async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
+    await this.call(this.rs, 'StopContainer', { container_id: id, timeout: String(timeoutSeconds) });
+  }
+  async removeContainer(id: string): Promise<void> { await this.call(this.rs, 'RemoveContainer', { container_id: id }); }
+
+  /** The image's id when present, undefined when absent. */
+  async imagePresent(image: string): Promise<string | undefined> {
+    const r = await this.call<{ image: { id: string } | null }>(this.is, 'ImageStatus', { image: { image } });
+    return r.image?.id || undefined;
+  }
+
+  async pullImage(image: string, sandboxConfig: object): Promise<string> {
+    return (await this.call<{ image_ref: string }>(this.is, 'PullImage', { image: { image }, sandbox_config: sandboxConfig })).image_ref;
+  }
+
+  close(): void {
+    this.rs.close();
+    if (this.is !== this.rs) this.is.close();
+  }
+}

@@ -1,0 +1,280 @@
+// The service-manager watchdog (spec 001 §5.2) and sd_notify: with NOTIFY_SOCKET set the agent sends
+// `READY=1` once it is ready and, when WATCHDOG_USEC is set, `WATCHDOG=1` every WATCHDOG_USEC/2 while
+// its health checks pass (upstream: the /healthz checks ping, log and syncloop), skipping a ping
+// when they fail so that the service manager restarts a stuck agent.
+//
+// sd_notify messages are unix datagrams, which Node cannot send. They go through libc via koffi (a
+// maintained FFI package with prebuilt binaries). Not unix-dgram: it copies the address with
+// strncpy and passes sizeof(sockaddr_un) as its length, so an abstract socket (`@name`, which the
+// issue asks for) can be neither named nor reached with the exact length systemd and Go use.
+import { unlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { onFirstUse } from '../packages.js';
+
+const require = createRequire(import.meta.url);
+
+const AF_UNIX = 1;
+const SOCK_DGRAM = 2;
+const SOCK_CLOEXEC = 0o2000000;
+const SOL_SOCKET = 1;
+const SO_RCVTIMEO = 20;
+const EINTR = 4;
+
+type Call = (...args: unknown[]) => number;
+
+interface Libc {
+  socket: Call;
+  bind: Call;
+  sendto: Call;
+  setsockopt: Call;
+  close: Call;
+  recvAsync(fd: number, buf: Buffer, cb: (err: unknown, n: number) => void): void;
+  errno(): number;
+}
+
+const libc = onFirstUse((): Libc => {
+  if (process.platform !== 'linux') throw new Error(`sd_notify over unix datagrams is implemented for Linux, not ${process.platform}`);
+  const koffi = require('koffi') as typeof import('koffi');
+  const lib = koffi.load('libc.so.6');
+  const recv = lib.func('long recv(int fd, _Out_ uint8_t *buf, size_t len, int flags)');
+  const num = (f: (...a: unknown[]) => unknown): Call => (...a) => Number(f(...a));
+  return {
+    socket: num(lib.func('int socket(int domain, int type, int protocol)')),
+    bind: num(lib.func('int bind(int fd, const uint8_t *addr, uint32_t len)')),
+    sendto: num(lib.func('long sendto(int fd, const uint8_t *buf, size_t len, int flags, const uint8_t *addr, uint32_t addrlen)')),
+    setsockopt: num(lib.func('int setsockopt(int fd, int level, int name, const uint8_t *value, uint32_t len)')),
+    close: num(lib.func('int close(int fd)')),
+    recvAsync: (fd, buf, cb) => recv.async(fd, buf, buf.length, 0, (err: unknown, n: unknown) => cb(err, Number(n))),
+    errno: () => koffi.errno(),
+  };
+});
+
+/** A bad WATCHDOG_USEC or NOTIFY_SOCKET: the agent refuses to start with this message. */
+export class WatchdogConfigError extends Error {
+  override readonly name = 'WatchdogConfigError';
+}
+
+/**
+ * A sockaddr_un for `address` and its exact length. A leading `@` names an abstract socket: the
+ * name is a NUL then the rest, without a trailing NUL, as systemd and Go address it. Anything else
+ * is a file system path.
+ */
+export function unixAddress(address: string): { addr: Buffer; len: number } {
+  const abstract = address.startsWith('@');
+  const name = abstract ? Buffer.concat([Buffer.from([0]), Buffer.from(address.slice(1), 'utf8')]) : Buffer.from(address, 'utf8');
+  if (address === '' || address === '@') throw new WatchdogConfigError(`invalid unix socket address ${JSON.stringify(address)}`);
+  // sun_path holds 108 bytes; a path also needs its terminating NUL.
+  if (name.length > (abstract ? 108 : 107)) throw new WatchdogConfigError(`unix socket address ${JSON.stringify(address)} is longer than 108 bytes`);
+  if (!abstract && name.includes(0)) throw new WatchdogConfigError(`unix socket path ${JSON.stringify(address)} contains a NUL byte`);
+  const addr = Buffer.alloc(110);
+  addr.writeUInt16LE(AF_UNIX, 0);
+  name.copy(addr, 2);
+  return { addr, len: 2 + name.length + (abstract ? 0 : 1) };
+}
+
+function newDatagramSocket(): number {
+  const fd = libc().socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw new Error(`cannot create a unix datagram socket: errno ${libc().errno()}`);
+  return fd;
+}
+
+/** Sends one datagram; returns 0 or the errno (a missing listener is ECONNREFUSED or ENOENT). */
+function sendDatagram(fd: number, target: { addr: Buffer; len: number }, text: string): number {
+  const msg = Buffer.from(text, 'utf8');
+  for (;;) {
+    if (libc().sendto(fd, msg, msg.length, 0, target.addr, target.len) >= 0) return 0;
+    const errno = libc().errno();
+    if (errno !== EINTR) return errno;
+  }
+}
+
+/**
+ * The watchdog interval from the environment, as go-systemd's SdWatchdogEnabled reads it:
+ * undefined when WATCHDOG_USEC is absent or 0 (no watchdog) or when WATCHDOG_PID names another
+ * process; a WatchdogConfigError when it is not a number, negative, or under the 1 s minimum.
+ */
+export function watchdogTimeoutMs(env: NodeJS.ProcessEnv): number | undefined {
+  const usecText = env.WATCHDOG_USEC;
+  if (usecText === undefined || usecText.trim() === '') return undefined;
+  if (!/^\d+$/.test(usecText.trim())) {
+    throw new WatchdogConfigError(`WATCHDOG_USEC=${JSON.stringify(usecText)} is not a whole number of microseconds`);
+  }
+  const usec = Number(usecText.trim());
+  if (usec === 0) return undefined;
+  const pidText = env.WATCHDOG_PID;
+  if (pidText !== undefined && pidText.trim() !== '' && Number(pidText) !== process.pid) return undefined;
+  if (usec < 1_000_000) {
+    throw new WatchdogConfigError(
+      `watchdog timeout too small: WATCHDOG_USEC=${usec} (${usec / 1e6} s); the minimum supported timeout is 1 s (WatchdogSec=1)`,
+    );
+  }
+  return usec / 1000;
+}
+
+export interface Watchdog {
+  /** Sends READY=1 (once; later calls do nothing). */
+  ready(): Promise<void>;
+  /** Stops the pings and closes the socket. */
+  stop(): void;
+  /** The ping period in ms (WATCHDOG_USEC/2), undefined when the watchdog is off. */
+  readonly intervalMs: number | undefined;
+  /** Pings sent and skipped so far (for /healthz debugging and tests). */
+  readonly stats: { sent: number; skipped: number; failed: number };
+}
+
+/**
+ * Spec 001 §5.2. Undefined without NOTIFY_SOCKET. Otherwise READY=1 on ready(), and when
+ * WATCHDOG_USEC is set (and positive, and at least 1 s: less is refused with WatchdogConfigError)
+ * WATCHDOG=1 every WATCHDOG_USEC/2 while `healthy()` is true; a false or failing check skips that
+ * ping. A send that fails (no listener) is counted, never thrown: the agent keeps running.
+ */
+export async function startWatchdog(
+  env: NodeJS.ProcessEnv,
+  healthy: () => boolean | Promise<boolean>,
+): Promise<Watchdog | undefined> {
+  const address = env.NOTIFY_SOCKET;
+  if (address === undefined || address === '') return undefined;
+  const target = unixAddress(address);
+  const timeoutMs = watchdogTimeoutMs(env);
+  const intervalMs = timeoutMs === undefined ? undefined : timeoutMs / 2;
+  const fd = newDatagramSocket();
+  const stats = { sent: 0, skipped: 0, failed: 0 };
+  let stopped = false;
+  let readySent = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const send = (text: string): boolean => {
+    if (stopped) return false;
+    const errno = sendDatagram(fd, target, text);
+    if (errno !== 0) stats.failed++;
+    return errno === 0;
+  };
+
+  // One tick at a time: the next is scheduled after the check settles, so a slow check cannot pile up.
+  const tick = async (): Promise<void> => {
+    let ok: boolean;
+    try {
+      ok = (await healthy()) === true;
+    } catch {
+      ok = false;
+    }
+    if (stopped) return;
+    if (ok) {
+      if (send('WATCHDOG=1')) stats.sent++;
+    } else {
+      stats.skipped++;
+    }
+    schedule();
+  };
+  const schedule = (): void => {
+    if (stopped || intervalMs === undefined) return;
+    timer = setTimeout(() => void tick(), intervalMs);
+    // The watchdog alone never keeps the process alive.
+    timer.unref();
+  };
+  schedule();
+
+  return {
+    intervalMs,
+    stats,
+    async ready() {
+      if (readySent || stopped) return;
+      readySent = true;
+      send('READY=1');
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      libc().close(fd);
+    },
+  };
+}
+
+export interface NotifyListener {
+  /** Every datagram received so far, in order, with its arrival time (ms since the epoch). */
+  readonly messages: ReadonlyArray<{ text: string; at: number }>;
+  /** Resolves with the first message (already received or coming) matching; rejects after timeoutMs. */
+  waitFor(match: (text: string) => boolean, timeoutMs: number, from?: number): Promise<{ text: string; at: number; index: number }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Binds a unix datagram socket at `address` (`@name` for an abstract one) and collects what is
+ * sent to it: what systemd's notify socket is to a service. For tests and for the suites that check
+ * an agent's watchdog. The receive loop runs on koffi's worker thread with a 100 ms receive timeout,
+ * so close() takes effect within that time.
+ */
+export async function listenNotifySocket(address: string): Promise<NotifyListener> {
+  const target = unixAddress(address);
+  const fd = newDatagramSocket();
+  if (libc().bind(fd, target.addr, target.len) !== 0) {
+    const errno = libc().errno();
+    libc().close(fd);
+    throw new Error(`cannot bind unix datagram socket ${address}: errno ${errno}`);
+  }
+  const timeval = Buffer.alloc(16);
+  timeval.writeBigInt64LE(0n, 0);
+  timeval.writeBigInt64LE(100_000n, 8);
+  libc().setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, timeval, 16);
+
+  const messages: Array<{ text: string; at: number }> = [];
+  const waiters = new Set<() => void>();
+  let closed = false;
+  let loopDone: () => void = () => {};
+  const loopFinished = new Promise<void>((resolve) => (loopDone = resolve));
+  const buf = Buffer.alloc(4096);
+  const receive = (): void => {
+    if (closed) return loopDone();
+    libc().recvAsync(fd, buf, (err, n) => {
+      if (!err && n >= 0) {
+        messages.push({ text: buf.subarray(0, n).toString('utf8'), at: Date.now() });
+        for (const w of [...waiters]) w();
+      }
+      // n < 0 is the receive timeout (EAGAIN): a chance to notice close().
+      receive();
+    });
+  };
+  receive();
+
+  return {
+    messages,
+    waitFor(match, timeoutMs, from = 0) {
+      return new Promise((resolve, reject) => {
+        const look = (): boolean => {
+          for (let i = from; i < messages.length; i++) {
+            if (match(messages[i]!.text)) {
+              cleanup();
+              resolve({ ...messages[i]!, index: i });
+              return true;
+            }
+          }
+          return false;
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`no matching message on ${address} within ${timeoutMs} ms; received: ${JSON.stringify(messages.map((m) => m.text))}`));
+        }, timeoutMs);
+        const cleanup = (): void => {
+          clearTimeout(timer);
+          waiters.delete(waiter);
+        };
+        const waiter = (): void => void look();
+        if (!look()) waiters.add(waiter);
+      });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await loopFinished;
+      libc().close(fd);
+      if (!address.startsWith('@')) {
+        try {
+          unlinkSync(address);
+        } catch {
+          // already gone
+        }
+      }
+    },
+  };
+}
