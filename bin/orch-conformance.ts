@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The orch-conformance command line: run, list, serve, report, mock-cri. This file only defines the commands;
+// The orch-conformance command line: run, list, serve, report, mock-cri, agent. This file only defines the commands;
 // each loads its implementation (bin/commands/) when it runs, so `serve` starts without the suites,
 // runner and reporters, and `run` without the reference unless it embeds one.
 import yargs, { type Argv } from 'yargs';
@@ -88,7 +88,7 @@ await yargs(hideBin(process.argv))
   .scriptName('orch-conformance')
   .version(VERSION)
   .strict()
-  .demandCommand(1, 'name a command: run, list, serve, report or mock-cri')
+  .demandCommand(1, 'name a command: run, list, serve, report, mock-cri or agent')
   .command('run', 'Run conformance cases against a target (the embedded reference without --api or --kubeconfig)', (y) => runOptions(y)
     .epilog(`${TOKEN_NOTE}\n\n${EXIT_CODES}`),
   (argv) => exitWith(import('./commands/run.js').then((m) => m.cmdRun(argv, VERSION))))
@@ -128,19 +128,19 @@ await yargs(hideBin(process.argv))
     .option('token', { type: 'string', describe: 'Bearer token for the control plane (visible in ps: prefer --token-file)' })
     .option('token-file', { type: 'string', describe: 'File holding the bearer token' })
     .option('ca', { type: 'string', describe: 'PEM file of the CA that signed the control plane\'s certificate' })
-    .option('container-runtime-endpoint', { type: 'string', describe: 'CRI runtime socket, unix:///path (required for now)' })
+    .option('container-runtime-endpoint', { type: 'string', describe: 'CRI runtime socket, unix:///path (here or as containerRuntimeEndpoint in --config)' })
     .option('image-service-endpoint', { type: 'string', describe: 'CRI image service socket (default: the runtime endpoint)' })
     .option('root-dir', { type: 'string', default: '/var/lib/agent', describe: 'Directory for the agent\'s files (pod logs under <root>/pods)' })
     .option('hostname-override', { type: 'string', describe: 'The HostName address and default node name, instead of the kernel\'s host name' })
     .option('node-name', { type: 'string', describe: 'Name of the Node to register (default: the host name, lowercased)' })
-    .option('port', { type: 'number', default: 10250, describe: 'HTTPS port of the agent\'s endpoints (not served yet)' })
-    .option('address', { type: 'string', describe: 'Address of the agent\'s endpoints (not served yet)' })
-    .option('feature-gates', { type: 'string', describe: 'Gates set against their 1.37 defaults: Name=true,Other=false (accepted; not applied yet)' })
-    .option('config', { type: 'string', describe: 'AgentConfiguration file (agent.config.orch.io/v1beta1) (accepted; not applied yet)' })
-    .option('config-dir', { type: 'string', describe: 'Drop-in directory of *.conf files merged over --config (accepted; not applied yet)' })
-    .option('cert-dir', { type: 'string', describe: 'Certificates and keys (default <root-dir>/pki) (accepted; not used yet)' })
-    .option('lock-file', { type: 'string', describe: 'Take an exclusive lock on this file (accepted; not applied yet)' })
-    .epilog('Prints "node: <name>" once its Node is registered (standalone: at once); runs until SIGINT or SIGTERM, stopping its workers and leaving containers running, as upstream does across restarts. Exit codes: 0 stopped by a signal; 2 bad usage or cannot start.'),
+    .option('port', { type: 'number', describe: 'HTTPS port of the agent\'s endpoints: /healthz, /pods, /configz and the spec 002 debug endpoints (default 10250, or port in --config; 0 picks a free one)' })
+    .option('address', { type: 'string', describe: 'Address the endpoints listen on (default 0.0.0.0, or address in --config)' })
+    .option('feature-gates', { type: 'string', describe: 'Gates set against their 1.37 defaults: Name=true,Other=false (over featureGates in --config)' })
+    .option('config', { type: 'string', describe: 'AgentConfiguration file (agent.config.orch.io/v1beta1, YAML or JSON, decoded strictly); flags win over it' })
+    .option('config-dir', { type: 'string', describe: 'Drop-in directory: its *.conf files, in lexical order, merged over --config (spec 001 §5.1)' })
+    .option('cert-dir', { type: 'string', describe: 'Serving certificate and key of the endpoints, generated when absent (default <root-dir>/pki)' })
+    .option('lock-file', { type: 'string', describe: 'Take an exclusive OS lock on this file first; another agent holding it is a usage error' })
+    .epilog('Prints "node: <name>" once its Node is registered (standalone: at once), then "agent: https://..." and, when it generated the certificate, "ca: <file>"; runs until SIGINT or SIGTERM, stopping its workers and leaving containers running, as upstream does across restarts. Exit codes: 0 stopped by a signal; 2 bad usage or cannot start.'),
   (argv) => exitWith(import('./commands/agent.js').then((m) => m.cmdAgent(argv as any))))
   .command('report <results>', 'Render a saved JSON results file again', (y) => y
     .positional('results', { type: 'string', demandOption: true, describe: 'File written by run --reporter json=FILE' })

@@ -34,6 +34,9 @@ const BACKDATE_MS = 3600 * 1000;
 /** Files upstream keeps in --cert-dir; the CA file is ours, so users can pass it to `run --ca`. */
 export const CERT_DIR_FILES = { cert: 'apiserver.crt', key: 'apiserver.key', ca: 'apiserver-ca.crt' } as const;
 
+/** The file names a component keeps in its --cert-dir (the API server's above; the agent's its own). */
+export interface CertDirFiles { readonly cert: string; readonly key: string; readonly ca: string }
+
 function isUnspecified(host: string): boolean {
   return host === '0.0.0.0' || host === '::' || host === '';
 }
@@ -163,12 +166,12 @@ export interface CertDirResult {
  * generates a self-signed pair into them otherwise. The directory is created owner-only (0700) and
  * the key written 0600: whoever reads it can impersonate the server.
  */
-export function certDirServingCert(certDir: string, host?: string): CertDirResult {
+export function certDirServingCert(certDir: string, host?: string, files: CertDirFiles = CERT_DIR_FILES): CertDirResult {
   // Absolute, so the printed "ca:" path works from any directory.
   const dir = resolve(certDir);
-  const certFile = join(dir, CERT_DIR_FILES.cert);
-  const keyFile = join(dir, CERT_DIR_FILES.key);
-  const caFile = join(dir, CERT_DIR_FILES.ca);
+  const certFile = join(dir, files.cert);
+  const keyFile = join(dir, files.key);
+  const caFile = join(dir, files.ca);
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new TlsConfigError(`--cert-dir ${dir} is not a directory`);
   const haveCert = existsSync(certFile);
   const haveKey = existsSync(keyFile);
@@ -180,7 +183,7 @@ export function certDirServingCert(certDir: string, host?: string): CertDirResul
     return { cert: { ...cert, caPem: root }, certFile, keyFile, caFile: root ? certFile : undefined, generated: false };
   }
   // One without the other is somebody's half-finished set-up: overwriting it could destroy a key.
-  if (haveCert || haveKey) throw new TlsConfigError(`--cert-dir ${dir} has ${haveCert ? CERT_DIR_FILES.cert : CERT_DIR_FILES.key} but not ${haveCert ? CERT_DIR_FILES.key : CERT_DIR_FILES.cert}: add the missing file or remove the other`);
+  if (haveCert || haveKey) throw new TlsConfigError(`--cert-dir ${dir} has ${haveCert ? files.cert : files.key} but not ${haveCert ? files.key : files.cert}: add the missing file or remove the other`);
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const cert = generateSelfSigned(host);

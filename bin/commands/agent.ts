@@ -1,11 +1,20 @@
 // `agent`: the reference node agent (reference/agent/) as a process. Reaches the control plane through
 // --kubeconfig or --api/--token/--token-file/--ca, or runs standalone without them; prints
-// `node: <name>` once registered and stops on SIGINT/SIGTERM, leaving containers running as upstream
-// does across agent restarts.
+// `node: <name>` once registered, then `agent: https://<addr>:<port>` (and `ca: <file>` when the
+// serving pair was generated) once its endpoints serve; stops on SIGINT/SIGTERM, leaving containers
+// running as upstream does across agent restarts. Order of start-up: the lock file first (a second
+// agent must not touch anything), then the configuration (--config, --config-dir, flags win), then
+// the agent itself.
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { ConfigError, decodeConfigFile, type AgentConfiguration } from '../../reference/agent/config/configuration.js';
+import { configzBody, dropInFiles, loadAgentConfig } from '../../reference/agent/config/merge.js';
+import { durationMs } from '../../reference/agent/config/go-duration.js';
+import { acquireLock, LockHeldError } from '../../reference/agent/lock.js';
+import { FeatureGateError, FeatureGates } from '../../reference/features.js';
 import { loadKubeconfig } from '../../runner/kubeconfig.js';
 import { UsageError } from '../../runner/errors.js';
-import { startAgent } from '../../reference/agent/agent.js';
+import { startAgent, type RunningAgent } from '../../reference/agent/agent.js';
 import { EXIT } from './exit-codes.js';
 
 export interface AgentArgs {
@@ -36,9 +45,82 @@ async function readFlagFile(flag: string, file: string): Promise<string> {
   }
 }
 
+/** Parses `Name=true,Other=false` into a map (the syntax of upstream's --feature-gates). */
+function parseGateFlag(spec: string): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const m = /^([A-Za-z0-9]+)=(true|false)$/i.exec(part);
+    if (!m) throw new UsageError(`--feature-gates: invalid entry "${part}": want Name=true or Name=false`);
+    out[m[1]!] = m[2]!.toLowerCase() === 'true';
+  }
+  return out;
+}
+
+/** Whether the configuration files (not the defaults) set a field: the runtime endpoint must come from somewhere. */
+function filesSet(field: keyof AgentConfiguration, configFile?: string, configDir?: string): boolean {
+  const files = [...(configFile ? [configFile] : []), ...(configDir ? dropInFiles(configDir) : [])];
+  return files.some((f) => {
+    const text = readFileSync(f, 'utf8');
+    return text.trim() !== '' && decodeConfigFile(f, text)[field] !== undefined;
+  });
+}
+
+/** /flagz: the agent's flags in effect (the token is never shown). */
+function flagValues(args: AgentArgs, cfg: AgentConfiguration): Record<string, string> {
+  const v: Record<string, string | undefined> = {
+    'address': cfg.address, 'api': args.api, 'ca': args.ca, 'cert-dir': args.certDir, 'config': args.config, 'config-dir': args.configDir,
+    'container-runtime-endpoint': cfg.containerRuntimeEndpoint, 'feature-gates': args.featureGates, 'hostname-override': args.hostnameOverride,
+    'image-service-endpoint': cfg.imageServiceEndpoint, 'kubeconfig': args.kubeconfig, 'lock-file': args.lockFile, 'node-name': args.nodeName,
+    'port': String(cfg.port), 'root-dir': args.rootDir, 'token-file': args.tokenFile,
+  };
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, x ?? '']));
+}
+
 export async function cmdAgent(args: AgentArgs): Promise<number> {
-  if (!args.containerRuntimeEndpoint) throw new UsageError('--container-runtime-endpoint is required (e.g. unix:///run/containerd/containerd.sock)');
+  // The lock comes before anything else: a second agent on the same lock file changes nothing.
+  let lock: { release(): Promise<void> } | undefined;
+  if (args.lockFile !== undefined) {
+    if (args.lockFile.trim() === '') throw new UsageError('--lock-file needs a path');
+    try {
+      lock = await acquireLock(args.lockFile);
+    } catch (err) {
+      throw new UsageError(err instanceof LockHeldError ? err.message : `--lock-file: ${(err as Error).message}`);
+    }
+  }
+  try {
+    return await runAgent(args);
+  } finally {
+    await lock?.release();
+  }
+}
+
+async function runAgent(args: AgentArgs): Promise<number> {
   if (args.token && args.tokenFile) throw new UsageError('give --token or --token-file, not both');
+  const flags: Partial<AgentConfiguration> = {
+    containerRuntimeEndpoint: args.containerRuntimeEndpoint,
+    imageServiceEndpoint: args.imageServiceEndpoint,
+    address: args.address,
+    // --port has no CLI default, so the configuration file's port holds unless the flag is given.
+    port: args.port,
+    featureGates: args.featureGates !== undefined ? parseGateFlag(args.featureGates) : undefined,
+    rootDir: args.rootDir,
+  };
+  let cfg: AgentConfiguration;
+  try {
+    cfg = loadAgentConfig({ configFile: args.config, configDir: args.configDir, flags });
+    if (!args.containerRuntimeEndpoint && !filesSet('containerRuntimeEndpoint', args.config, args.configDir)) {
+      throw new UsageError('--container-runtime-endpoint is required (or containerRuntimeEndpoint in --config), e.g. unix:///run/containerd/containerd.sock');
+    }
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof FeatureGateError) throw new UsageError(err.message);
+    throw err;
+  }
+  let gates: FeatureGates;
+  try {
+    gates = new FeatureGates(cfg.featureGates);
+  } catch (err) {
+    throw new UsageError(`featureGates: ${(err as Error).message}`);
+  }
   let api: { url: string; token?: string; caPem?: string } | undefined;
   if (args.kubeconfig) {
     let k;
@@ -61,20 +143,30 @@ export async function cmdAgent(args: AgentArgs): Promise<number> {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  let agent;
+  let agent: RunningAgent;
   try {
     agent = await startAgent({
       api,
-      criEndpoint: args.containerRuntimeEndpoint,
-      imageEndpoint: args.imageServiceEndpoint,
+      criEndpoint: cfg.containerRuntimeEndpoint,
+      imageEndpoint: cfg.imageServiceEndpoint || undefined,
       nodeName: args.nodeName,
       hostnameOverride: args.hostnameOverride,
       rootDir: args.rootDir,
+      nodeStatusUpdateFrequencyMs: durationMs(cfg.nodeStatusUpdateFrequency),
+      nodeStatusReportFrequencyMs: durationMs(cfg.nodeStatusReportFrequency),
+      leaseDurationSeconds: cfg.nodeLeaseDurationSeconds,
+      syncFrequencyMs: durationMs(cfg.syncFrequency),
+      seccompDefault: cfg.seccompDefault,
+      featureGates: gates,
+      serve: { address: cfg.address, port: cfg.port, certDir: args.certDir, flags: flagValues(args, cfg), configz: configzBody(cfg) },
+      watchdogEnv: process.env,
     });
   } catch (err) {
     throw new UsageError(`cannot start the agent: ${(err as Error).message}`);
   }
   process.stdout.write(`node: ${agent.nodeName}\n`);
+  process.stdout.write(`agent: ${agent.url}\n`);
+  if (agent.certGenerated && agent.caFile) process.stdout.write(`ca: ${agent.caFile}\n`);
   await stopped;
   await agent.close();
   return EXIT.ok;

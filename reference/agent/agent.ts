@@ -1,8 +1,13 @@
 // The reference node agent (spec 001): composes the API client, Node registration and status, the
 // Lease heartbeat, the pod watch feeding one worker per pod, and the PLEG. Without `api` it runs in
-// standalone mode and makes no API call at all.
-import { mkdir } from 'node:fs/promises';
+// standalone mode and makes no API call at all. With `serve` it also serves its HTTPS endpoints
+// (endpoints.ts), and with a NOTIFY_SOCKET in `watchdogEnv` it notifies the service manager (§5.2).
 import * as os from 'node:os';
+import { agentHealthChecks, allPass, startAgentServer } from './endpoints.js';
+import { prepareRootDir } from './root-dir.js';
+import { agentServingCert } from './serving-cert.js';
+import { startWatchdog, unixAddress, watchdogTimeoutMs, type Watchdog } from './watchdog.js';
+import { FeatureGates, GATES_1_37 } from '../features.js';
 import { ApiClient } from './api-client.js';
 import { LeaseController } from './lease.js';
 import { NodeStatusManager } from './node-status.js';
@@ -31,13 +36,50 @@ export interface AgentOptions {
   /** Restart/pull back-off base and cap, ms (default 10 s and 5 min). */
   backoffBaseMs?: number;
   backoffMaxMs?: number;
+  /** Every pod's worker runs a pass this often, ms (syncFrequency; default 1 min). */
+  syncFrequencyMs?: number;
+  /** seccompDefault of the configuration (§2.4). */
+  seccompDefault?: boolean;
+  /** The gates the agent runs with (default: 1.37 defaults). */
+  featureGates?: FeatureGates;
+  /** Serve the HTTPS endpoints; absent: no server (in-process tests of other parts). */
+  serve?: {
+    address: string;
+    /** 0 picks a free port. */
+    port: number;
+    /** Default <rootDir>/pki. */
+    certDir?: string;
+    /** /flagz: the flags in effect. */
+    flags?: Readonly<Record<string, string>>;
+    /** /configz body. */
+    configz?: Readonly<Record<string, unknown>>;
+  };
+  /** The environment the watchdog reads (NOTIFY_SOCKET, WATCHDOG_USEC); absent: no watchdog. */
+  watchdogEnv?: NodeJS.ProcessEnv;
+  /** The syncloop check's PLEG threshold, ms (default upstream's 3 min; tests shorten it). */
+  plegThresholdMs?: number;
   /** Where errors of background loops go (default: stderr). */
   log?(msg: string): void;
 }
 
 export interface RunningAgent {
   nodeName: string;
+  /** `https://<address>:<port>` when serving. */
+  url?: string;
+  /** The CA file clients trust, and whether the pair was generated at this start. */
+  caFile?: string;
+  certGenerated?: boolean;
+  watchdog?: Watchdog;
+  /** The pods the agent runs (what /pods serves). */
+  pods(): any[];
+  /** True when every /healthz check passes. */
+  healthy(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** §2.2 declaredFeatures: the enabled gates of features still in development (not GA), sorted. */
+export function declaredFeatures(gates: FeatureGates): string[] {
+  return Object.entries(gates.all()).filter(([name, on]) => on && GATES_1_37[name] && GATES_1_37[name].stage !== 'GA').map(([name]) => name).sort();
 }
 
 export function defaultNodeName(hostnameOverride?: string): string {
@@ -47,9 +89,15 @@ export function defaultNodeName(hostnameOverride?: string): string {
 export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   const log = o.log ?? ((m: string) => process.stderr.write(`agent: ${m}\n`));
   const nodeName = o.nodeName ?? defaultNodeName(o.hostnameOverride);
-  // The pods directory holds pod logs (upstream uses /var/log/pods; the reference keeps them under the root dir).
-  await mkdir(o.rootDir, { recursive: true, mode: 0o700 });
-  await mkdir(`${o.rootDir}/pods`, { recursive: true, mode: 0o700 });
+  const gates = o.featureGates ?? new FeatureGates();
+  // §2.1 layout, 0700 directories; pods/ also holds pod logs (upstream uses /var/log/pods).
+  const layout = await prepareRootDir(o.rootDir);
+  // Before any network or runtime call: a bad watchdog environment or certificate refuses the start.
+  if (o.watchdogEnv) {
+    watchdogTimeoutMs(o.watchdogEnv);
+    if (o.watchdogEnv.NOTIFY_SOCKET) unixAddress(o.watchdogEnv.NOTIFY_SOCKET);
+  }
+  const servingCert = o.serve ? agentServingCert(o.serve.certDir ?? layout.pkiDir, o.serve.address) : undefined;
 
   const runtime = new Runtime(o.criEndpoint, o.imageEndpoint);
   let runtimeName = 'unknown';
@@ -70,13 +118,33 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     runtime.close();
   };
 
+  const started = Date.now();
+  let workers: PodWorkers | undefined;
+  let health!: ReturnType<typeof agentHealthChecks>;
+  let url: string | undefined;
+  let port: number | undefined;
+  let pleg: Pleg | undefined;
+  let watchdog: Watchdog | undefined;
   try {
+    // The endpoints come up first so that the Node publishes the port they were bound to; what they
+    // report about pods and the PLEG is read lazily, once those parts exist.
+    health = agentHealthChecks({ lastRelist: () => Math.max(pleg?.lastRelist ?? 0, started), thresholdMs: o.plegThresholdMs });
+    if (o.serve && servingCert) {
+      const server = await startAgentServer({
+        address: o.serve.address, port: o.serve.port, cert: servingCert.cert, checks: health.checks, featureGates: gates,
+        flags: o.serve.flags ?? {}, configz: o.serve.configz ?? {}, pods: () => workers?.pods() ?? [],
+      });
+      closers.push(() => server.close());
+      url = server.url;
+      port = server.port;
+    }
     let hostIP: string | undefined;
     let nodeStatus: NodeStatusManager | undefined;
     if (api) {
       nodeStatus = new NodeStatusManager({
         api, runtime, nodeName, hostnameOverride: o.hostnameOverride, rootDir: o.rootDir,
         updateFrequencyMs: o.nodeStatusUpdateFrequencyMs, reportFrequencyMs: o.nodeStatusReportFrequencyMs,
+        agentPort: port, declaredFeatures: declaredFeatures(gates),
         onError: (err) => log(`node status: ${(err as Error).message}`),
       });
       await nodeStatus.register();
@@ -92,20 +160,22 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
       closers.push(() => lease.close());
     }
 
-    const workers = new PodWorkers({
+    workers = new PodWorkers({
       api, runtime, runtimeName: () => runtimeName, nodeName, rootDir: o.rootDir, hostIP,
       backoffBaseMs: o.backoffBaseMs, backoffMaxMs: o.backoffMaxMs,
+      seccompDefault: o.seccompDefault, records: { allocatedPods: layout.allocatedPods, actuatedPods: layout.actuatedPods },
       onError: (err, pod) => log(`pod ${pod}: ${(err as Error).message}`),
     });
-    closers.push(() => workers.close());
+    const w = workers;
+    closers.push(() => w.close());
 
     if (api) {
       const watch = api.watch('/api/v1/pods', {
         fieldSelector: `spec.nodeName=${nodeName}`,
-        onList: (items) => workers.setAll(items),
+        onList: (items) => w.setAll(items),
         onEvent: (ev) => {
-          if (ev.type === 'DELETED') workers.remove(ev.object);
-          else workers.update(ev.object);
+          if (ev.type === 'DELETED') w.remove(ev.object);
+          else w.update(ev.object);
         },
         onError: (err) => log(`pod watch: ${(err as Error).message}`),
       });
@@ -115,17 +185,39 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     // Standalone: no pod source yet (static pods come later), so the pod set is never declared
     // complete and what runs in the runtime is left alone rather than treated as orphans.
 
-    const pleg = new Pleg({
+    pleg = new Pleg({
       runtime, periodMs: o.relistPeriodMs,
-      onPodChange: (uid) => workers.trigger(uid),
+      onPodChange: (uid) => w.trigger(uid),
       onError: (err) => log(`pleg: ${(err as Error).message}`),
     });
-    pleg.start();
-    closers.push(() => pleg.close());
+    const p = pleg;
+    p.start();
+    closers.push(() => p.close());
+
+    // Upstream's periodic resync: every pod's worker runs a pass each syncFrequency.
+    const resync = setInterval(() => { for (const pod of w.pods()) w.trigger(pod.metadata.uid); }, o.syncFrequencyMs ?? 60_000);
+    resync.unref();
+    closers.push(() => clearInterval(resync));
+
+    const checks = health.all;
+    if (o.watchdogEnv) {
+      watchdog = await startWatchdog(o.watchdogEnv, () => allPass(checks));
+      if (watchdog) {
+        const wd = watchdog;
+        closers.push(() => wd.stop());
+        // Ready: the node is registered and the endpoints serve.
+        await wd.ready();
+      }
+    }
   } catch (err) {
     await closeAll();
     throw err;
   }
 
-  return { nodeName, close: closeAll };
+  const checks = health.all;
+  const w = workers!;
+  return {
+    nodeName, url, caFile: servingCert?.caFile, certGenerated: servingCert?.generated, watchdog,
+    pods: () => w.pods(), healthy: () => allPass(checks), close: closeAll,
+  };
 }

@@ -25,6 +25,10 @@ export interface NodeStatusOptions {
   reportFrequencyMs?: number;
   /** Max pods (default 110). */
   maxPods?: number;
+  /** The HTTPS port of the agent's endpoints (daemonEndpoints.agentEndpoint; default 10250). */
+  agentPort?: number;
+  /** §2.2 declaredFeatures: enabled in-development gates, sorted (none: the field is not published). */
+  declaredFeatures?: string[];
   onError?(err: unknown): void;
 }
 
@@ -188,7 +192,8 @@ export class NodeStatusManager {
       ],
       capacity: machine.capacity,
       allocatable: machine.capacity,
-      daemonEndpoints: { agentEndpoint: { Port: 10250 } },
+      daemonEndpoints: { agentEndpoint: { Port: this.o.agentPort ?? 10250 } },
+      ...(this.o.declaredFeatures?.length ? { declaredFeatures: this.o.declaredFeatures } : {}),
       nodeInfo: {
         machineID: readId('/etc/machine-id'),
         systemUUID: readId('/sys/class/dmi/id/product_uuid'),

@@ -11,6 +11,8 @@ import {
   runtimeMessage, type CriContainerStatus, type Runtime,
 } from './runtime.js';
 import { computePodStatus, sameStatus, type ContainerView } from './pod-status.js';
+import { effectiveSeccomp, SeccompFieldError } from './seccomp.js';
+import type { PodResourceRecords } from './root-dir.js';
 
 export interface PodWorkersOptions {
   /** Absent in standalone mode: no status writes, no deletes. */
@@ -23,6 +25,10 @@ export interface PodWorkersOptions {
   /** Restart and image-pull back-off: base (default 10 s) doubling up to max (default 5 min). */
   backoffBaseMs?: number;
   backoffMaxMs?: number;
+  /** seccompDefault of the configuration: RuntimeDefault for containers without a profile (§2.4). */
+  seccompDefault?: boolean;
+  /** allocated_pods_state / actuated_pods_state (§2.1): written on admission and once containers start. */
+  records?: { allocatedPods: PodResourceRecords; actuatedPods: PodResourceRecords };
   onError?(err: unknown, pod: string): void;
 }
 
@@ -58,6 +64,9 @@ interface Entry {
   waiting: Map<string, { reason: string; message?: string }>;
   lastStatus?: any;
   done: boolean;
+  /** The pod's allocated / actuated records were written (for this spec object). */
+  allocated?: boolean;
+  actuated?: boolean;
 }
 
 const podKey = (pod: any) => `${pod.metadata.namespace}/${pod.metadata.name}`;
@@ -237,6 +246,15 @@ export class PodWorkers {
       e.waiting.set(c.name, { reason: 'CreateContainerConfigError', message: err.message });
       return false;
     }
+    let seccomp;
+    try {
+      seccomp = effectiveSeccomp(pod, c, { rootDir: this.o.rootDir, seccompDefault: this.o.seccompDefault ?? false });
+    } catch (err) {
+      if (!(err instanceof SeccompFieldError)) throw err;
+      // Upstream reports a profile it cannot resolve as a container config error, before any runtime call.
+      e.waiting.set(c.name, { reason: 'CreateContainerConfigError', message: err.message });
+      return false;
+    }
     const m = pod.metadata;
     const config = {
       metadata: { name: c.name, attempt },
@@ -249,6 +267,7 @@ export class PodWorkers {
       annotations: { [ANNOTATION_RESTART_COUNT]: String(attempt) },
       log_path: `${c.name}/${attempt}.log`,
       stdin: !!c.stdin, stdin_once: !!c.stdinOnce, tty: !!c.tty,
+      linux: { security_context: { privileged: c.securityContext?.privileged === true, seccomp } },
     };
     let id: string;
     try {
@@ -266,6 +285,11 @@ export class PodWorkers {
       return false;
     }
     e.waiting.delete(c.name);
+    if (this.o.records && !e.actuated) {
+      // The runtime accepted and started a container with the pod's resources: they are actuated.
+      await this.o.records.actuatedPods.record(pod);
+      e.actuated = true;
+    }
     return true;
   }
 
@@ -299,6 +323,11 @@ export class PodWorkers {
     let sandbox = sandboxes[0];
     let containers = await rt.listContainers(e.uid);
     const terminal = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+    if (this.o.records && !e.allocated) {
+      // Admission: the pod's resources are allocated before anything runs (upstream's allocation manager).
+      await this.o.records.allocatedPods.record(pod);
+      e.allocated = true;
+    }
 
     if (!terminal && (!sandbox || sandbox.state !== 'SANDBOX_READY')) {
       // A dead sandbox takes its containers with it; with restartPolicy Never and containers that ran, the pod is done.
@@ -426,6 +455,10 @@ export class PodWorkers {
       // The final delete, once nothing runs: grace 0, and only this pod (not a new one with the same name).
       await this.o.api.delete(podPath(pod), { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } })
         .catch((err) => { if (!isNotFound(err) && !(err?.status === 409)) throw err; });
+    }
+    if (this.o.records) {
+      await this.o.records.allocatedPods.remove(e.uid);
+      await this.o.records.actuatedPods.remove(e.uid);
     }
     e.done = true;
     if (e.timer) clearTimeout(e.timer);

@@ -53,8 +53,8 @@ t.test('serve + mock-cri + agent: a kubectl pod runs on the node and is removed 
   const socket = join(dir, 'run', 'cri.sock');
   const control = join(dir, 'run', 'control.sock');
   await startBin(t, ['mock-cri', '--socket', socket, '--control', control], /^control: /m);
-  const agent = await startBin(t, ['agent', '--api', serve.url, '--container-runtime-endpoint', `unix://${socket}`, '--root-dir', join(dir, 'root'), '--node-name', 'n1'], /^node: n1$/m);
-  t.match(agent.out, /^node: n1\n$/, 'prints the node once registered');
+  const agent = await startBin(t, ['agent', '--api', serve.url, '--container-runtime-endpoint', `unix://${socket}`, '--root-dir', join(dir, 'root'), '--node-name', 'n1', '--address', '127.0.0.1', '--port', '0'], /^ca: .*\n/m);
+  t.match(agent.out, /^node: n1\nagent: https:\/\/127\.0\.0\.1:\d+\nca: \S+\n$/, 'prints the node once registered, then its endpoints');
 
   const { kubectl } = kubectlAgainst(t, serve.url);
   const node = await kubectl('get', 'node', 'n1', '-o', 'json');

@@ -77,6 +77,9 @@ t.test('a pod runs: sandbox, pull, create, start; status Running with ready cont
   t.same(cri.control.state().sandboxes, [], 'sandbox removed');
   const after = cri.control.calls.list({}).map((c: any) => c.rpc);
   for (const r of ['StopContainer', 'RemoveContainer', 'StopPodSandbox', 'RemovePodSandbox']) t.ok(after.includes(r), r);
+  // The log directory goes right after RemovePodSandbox, in the same pass: wait for that pass to end.
+  const logDeadline = Date.now() + 5000;
+  while (Date.now() < logDeadline && existsSync(sandboxReq.config.log_directory)) await new Promise((r) => setTimeout(r, 25));
   t.notOk(existsSync(sandboxReq.config.log_directory), 'log directory removed');
 });
 

@@ -1,0 +1,135 @@
+// The agent's HTTPS endpoints (issue 11, spec 001 §4.3, spec 002): /healthz with upstream's kubelet
+// checks (ping, log, syncloop), /pods (upstream's read-only pod list), /configz, and the debug
+// endpoints every component serves through the shared ComponentEndpoints (/livez, /readyz, /statusz,
+// /flagz, /metrics, /metrics/slis).
+//
+// Not here yet: authentication and authorization of requests (upstream's webhook authn/authz), so
+// every endpoint answers anyone who reaches the port; bind --address to loopback where that matters.
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ComponentEndpoints } from '../observability/component-endpoints.js';
+import { ComponentMetrics } from '../observability/metrics.js';
+import { namedCheck, type HealthCheck, type HealthChecks } from '../observability/health.js';
+import { PACKAGE_VERSION } from '../package-version.js';
+import type { FeatureGates } from '../features.js';
+import type { ServingCert } from '../tls.js';
+
+export const AGENT_COMPONENT = 'orch-agent';
+/** Upstream's PLEG relist threshold: a PLEG silent this long makes the sync loop unhealthy. */
+export const PLEG_RELIST_THRESHOLD_MS = 3 * 60_000;
+
+function formatAgo(ms: number): string {
+  const s = ms / 1000;
+  return s >= 60 ? `${Math.floor(s / 60)}m${(s % 60).toFixed(3).replace(/\.?0+$/, '')}s` : `${s.toFixed(3).replace(/\.?0+$/, '')}s`;
+}
+
+/**
+ * Upstream's kubelet /healthz checks: ping, log (standard error writable) and syncloop, which here
+ * fails when the PLEG has not completed a relist within the threshold (upstream's "PLEG is not
+ * healthy: pleg was last seen active ... ago; threshold is 3m0s").
+ */
+export function agentHealthChecks(o: { lastRelist(): number; thresholdMs?: number }): { checks: HealthChecks; all: readonly HealthCheck[] } {
+  const threshold = o.thresholdMs ?? PLEG_RELIST_THRESHOLD_MS;
+  const ping = namedCheck('ping', () => undefined);
+  const log = namedCheck('log', () => {
+    if (!process.stderr.writable) throw new Error('the log (standard error) is not writable');
+  });
+  const syncloop = namedCheck('syncloop', () => {
+    const ago = Date.now() - o.lastRelist();
+    if (ago > threshold) throw new Error(`PLEG is not healthy: pleg was last seen active ${formatAgo(ago)} ago; threshold is ${formatAgo(threshold)}`);
+  });
+  const all = [ping, log, syncloop];
+  return { checks: { healthz: all, livez: all, readyz: all }, all };
+}
+
+/** True when every check passes (what the watchdog pings on). */
+export async function allPass(checks: readonly HealthCheck[]): Promise<boolean> {
+  for (const c of checks) {
+    try {
+      await c.check();
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+export interface AgentServerOptions {
+  address: string;
+  port: number;
+  cert: ServingCert;
+  checks: HealthChecks;
+  featureGates: FeatureGates;
+  /** /flagz: the flags in effect, defaults included. */
+  flags: Readonly<Record<string, string>>;
+  /** /configz: the configz body (`{"agentconfig": {...}}`). */
+  configz: Readonly<Record<string, unknown>>;
+  /** The pods the agent runs, for /pods. */
+  pods(): any[];
+}
+
+export interface AgentServer {
+  /** `https://<address>:<port>` with the bound port. */
+  readonly url: string;
+  readonly port: number;
+  readonly endpoints: ComponentEndpoints;
+  close(): Promise<void>;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = `${JSON.stringify(body)}\n`;
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Content-Length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
+export async function startAgentServer(o: AgentServerOptions): Promise<AgentServer> {
+  const metrics = new ComponentMetrics({ featureGates: o.featureGates, buildInfo: { git_version: `v${PACKAGE_VERSION}`, platform: `${process.platform}/${process.arch}` } });
+  const endpoints = new ComponentEndpoints({
+    name: AGENT_COMPONENT,
+    checks: o.checks,
+    flags: o.flags,
+    config: o.configz,
+    featureGates: o.featureGates,
+    binaryVersion: PACKAGE_VERSION,
+    otherPaths: ['/pods'],
+    metrics: { handle: (req, res) => metrics.serve(req, res) },
+  });
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'https://agent');
+    if (url.pathname === '/pods' || url.pathname === '/pods/') {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end('method not allowed: /pods answers GET\n');
+        return;
+      }
+      // Upstream's read-only /pods: a v1 PodList of the pods the agent is running.
+      return sendJson(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: o.pods() });
+    }
+    if (await endpoints.handle(req, res, url.pathname, url.searchParams)) return;
+    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
+    res.end('404 page not found\n');
+  };
+  const server: Server = createServer({ cert: o.cert.certPem, key: o.cert.keyPem, keepAliveTimeout: 5000 }, (req, res) => {
+    handle(req, res).catch((err) => {
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(`internal error: ${(err as Error).message}\n`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(new Error(`cannot serve the agent's endpoints on ${o.address}:${o.port}: ${err.code === 'EADDRINUSE' ? 'address already in use' : err.message}`)));
+    server.listen(o.port, o.address, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = o.address.includes(':') ? `[${o.address}]` : o.address;
+  return {
+    url: `https://${host}:${port}`,
+    port,
+    endpoints,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
