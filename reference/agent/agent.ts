@@ -1,6 +1,7 @@
 // The reference node agent (spec 001): composes the API client, Node registration and status, the
-// Lease heartbeat, the pod watch feeding one worker per pod, and the PLEG. Without `api` it runs in
-// standalone mode and makes no API call at all. With `serve` it also serves its HTTPS endpoints
+// Lease heartbeat, the pod watch and the static pods of `staticPodPath` feeding one worker per pod, and
+// the PLEG. With a control plane it keeps a mirror pod per static pod (static-pods.ts) and never runs a
+// mirror pod itself. Without `api` it runs in standalone mode and makes no API call at all. With `serve` it also serves its HTTPS endpoints
 // (endpoints.ts), and with a NOTIFY_SOCKET in `watchdogEnv` it notifies the service manager (§5.2).
 import * as os from 'node:os';
 import { agentHealthChecks, allPass, startAgentServer } from './endpoints.js';
@@ -14,6 +15,7 @@ import { NodeStatusManager } from './node-status.js';
 import { Pleg } from './pleg.js';
 import { PodWorkers } from './pod-workers.js';
 import { Runtime, runtimeMessage } from './runtime.js';
+import { isMirrorPod, MirrorPods, mirrorStatusClient, StaticPodSource } from './static-pods.js';
 import { PACKAGE_VERSION } from '../package-version.js';
 
 export interface AgentOptions {
@@ -38,6 +40,12 @@ export interface AgentOptions {
   backoffMaxMs?: number;
   /** Every pod's worker runs a pass this often, ms (syncFrequency; default 1 min). */
   syncFrequencyMs?: number;
+  /** allowedUnsafeSysctls of the configuration: names or `prefix*` patterns (admission, §2.5). */
+  allowedUnsafeSysctls?: readonly string[];
+  /** Static pod manifests (§2.3 staticPodPath): a directory or one file; absent: no static pods. */
+  staticPodPath?: string;
+  /** staticPodPath re-read period, ms (fileCheckFrequency; default 20 s); changes are also watched. */
+  fileCheckFrequencyMs?: number;
   /** seccompDefault of the configuration (§2.4). */
   seccompDefault?: boolean;
   /** The gates the agent runs with (default: 1.37 defaults). */
@@ -160,30 +168,78 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
       closers.push(() => lease.close());
     }
 
+    // Mirror pods are handled, never run, whether or not this agent has static pods: without any, the
+    // mirrors left on its node are orphans and are deleted, as upstream does.
+    let mirrors: MirrorPods | undefined;
+    if (api) {
+      const ns = nodeStatus!;
+      mirrors = new MirrorPods({
+        api, nodeName, nodeUid: () => ns.nodeUid, periodMs: o.fileCheckFrequencyMs,
+        onError: (err) => log(`mirror pods: ${(err as Error).message}`),
+      });
+      const m = mirrors;
+      closers.push(() => m.close());
+    }
+
     workers = new PodWorkers({
-      api, runtime, runtimeName: () => runtimeName, nodeName, rootDir: o.rootDir, hostIP,
+      api: api && mirrors ? mirrorStatusClient(api, mirrors) : api, runtime, runtimeName: () => runtimeName, nodeName, rootDir: o.rootDir, hostIP,
       backoffBaseMs: o.backoffBaseMs, backoffMaxMs: o.backoffMaxMs,
-      seccompDefault: o.seccompDefault, records: { allocatedPods: layout.allocatedPods, actuatedPods: layout.actuatedPods },
+      seccompDefault: o.seccompDefault, allowedUnsafeSysctls: o.allowedUnsafeSysctls, records: { allocatedPods: layout.allocatedPods, actuatedPods: layout.actuatedPods },
       onError: (err, pod) => log(`pod ${pod}: ${(err as Error).message}`),
     });
     const w = workers;
     closers.push(() => w.close());
 
+    // The sources are merged here (upstream's config mux): the workers get the full set once every
+    // source is known, then the changes of each.
+    let staticPods = new Map<string, any>();
+    let declared = false;
+    const applyStatic = (pods: any[]) => {
+      const next = new Map(pods.map((p) => [p.metadata.uid as string, p]));
+      // The mirror side first: a status write for a new static pod must already be routed to its mirror.
+      mirrors?.setStatic(pods);
+      if (declared) {
+        for (const [uid, p] of staticPods) if (!next.has(uid)) w.remove(p);
+        for (const [uid, p] of next) if (!staticPods.has(uid)) w.update(p);
+      }
+      staticPods = next;
+    };
+    if (o.staticPodPath) {
+      const source = new StaticPodSource({
+        path: o.staticPodPath, nodeName, periodMs: o.fileCheckFrequencyMs, onSet: applyStatic,
+        onError: (msg) => log(`static pods: ${msg}`),
+      });
+      closers.push(() => source.close());
+      await source.start();
+    } else {
+      mirrors?.setStatic([]);
+    }
+
     if (api) {
+      const m = mirrors!;
       const watch = api.watch('/api/v1/pods', {
         fieldSelector: `spec.nodeName=${nodeName}`,
-        onList: (items) => w.setAll(items),
+        onList: (items) => {
+          m.observeList(items.filter(isMirrorPod));
+          w.setAll([...items.filter((p) => !isMirrorPod(p)), ...staticPods.values()]);
+          declared = true;
+        },
         onEvent: (ev) => {
-          if (ev.type === 'DELETED') w.remove(ev.object);
+          if (isMirrorPod(ev.object)) m.observe(ev.type, ev.object);
+          else if (ev.type === 'DELETED') w.remove(ev.object);
           else w.update(ev.object);
         },
         onError: (err) => log(`pod watch: ${(err as Error).message}`),
       });
       closers.push(() => watch.stop());
       await watch.synced;
+    } else if (o.staticPodPath) {
+      // Standalone with static pods: they are the whole pod set, and anything else the runtime runs for
+      // this agent is an orphan. Without a staticPodPath there is no source, so the set is never declared
+      // complete and what runs in the runtime is left alone.
+      w.setAll([...staticPods.values()]);
+      declared = true;
     }
-    // Standalone: no pod source yet (static pods come later), so the pod set is never declared
-    // complete and what runs in the runtime is left alone rather than treated as orphans.
 
     pleg = new Pleg({
       runtime, periodMs: o.relistPeriodMs,

@@ -3,6 +3,10 @@
 // once the pod is being deleted or is gone, SyncTerminatingPod (stop with the grace period, remove the
 // containers and sandboxes) and the final delete of the pod object with grace 0, as upstream's status
 // manager does. Passes of one pod never overlap: a trigger during a pass runs one more pass after it.
+// Before its first pass a pod is admitted (admission.ts), one pod at a time so that each decision counts
+// the pods admitted before it; a rejected pod is failed through the status subresource and never
+// reaches the runtime, not even when it is deleted.
+import * as os from 'node:os';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isNotFound, type ApiClient } from './api-client.js';
@@ -13,6 +17,7 @@ import {
 import { computePodStatus, sameStatus, type ContainerView } from './pod-status.js';
 import { effectiveSeccomp, SeccompFieldError } from './seccomp.js';
 import type { PodResourceRecords } from './root-dir.js';
+import { admitPod, localNode, rejectedStatus, SysctlAllowlist, type AdmitResult } from './admission.js';
 
 export interface PodWorkersOptions {
   /** Absent in standalone mode: no status writes, no deletes. */
@@ -29,6 +34,15 @@ export interface PodWorkersOptions {
   seccompDefault?: boolean;
   /** allocated_pods_state / actuated_pods_state (§2.1): written on admission and once containers start. */
   records?: { allocatedPods: PodResourceRecords; actuatedPods: PodResourceRecords };
+  /**
+   * The Node pods are admitted against (labels, allocatable). Default: the Node from the API, or, in
+   * standalone mode or when it cannot be read, the local machine's (admission.ts localNode).
+   */
+  node?(): Promise<any>;
+  /** The kernel release sysctls are checked against (§2.5; default: the running kernel's). */
+  kernelRelease?: string;
+  /** allowedUnsafeSysctls of the configuration: names or `prefix*` patterns, namespaced only. */
+  allowedUnsafeSysctls?: readonly string[];
   onError?(err: unknown, pod: string): void;
 }
 
@@ -67,6 +81,8 @@ interface Entry {
   /** The pod's allocated / actuated records were written (for this spec object). */
   allocated?: boolean;
   actuated?: boolean;
+  /** The admission decision, made once before the first pass that would touch the runtime. */
+  admission?: AdmitResult;
 }
 
 const podKey = (pod: any) => `${pod.metadata.namespace}/${pod.metadata.name}`;
@@ -95,8 +111,16 @@ export class PodWorkers {
   /** Set once the first pod list is known: before it, runtime pods without a known pod are not orphans yet. */
   private synced = false;
 
+  private readonly sysctls: SysctlAllowlist;
+  /** Admissions run one after another; those queued together share one read of the Node. */
+  private admitChain: Promise<unknown> = Promise.resolve();
+  private admitting = 0;
+  private batchNode: Promise<any> | undefined;
+
   constructor(private readonly o: PodWorkersOptions) {
     this.backoff = new Backoff(o.backoffBaseMs ?? 10_000, o.backoffMaxMs ?? 300_000);
+    // Throws on a non-namespaced allowedUnsafeSysctls entry: a configuration error, refused at start.
+    this.sysctls = new SysctlAllowlist(o.kernelRelease ?? os.release(), o.allowedUnsafeSysctls ?? []);
   }
 
   /** A pod bound to this node was added or changed. */
@@ -119,7 +143,9 @@ export class PodWorkers {
   setAll(pods: any[]): void {
     const uids = new Set(pods.map((p) => p.metadata.uid));
     for (const [uid, e] of this.entries) if (!uids.has(uid) && e.pod) { e.gone = true; this.trigger(uid); }
-    for (const p of pods) this.update(p);
+    // Oldest first, as upstream admits them: on a full node the newer pods are the ones rejected.
+    const byAge = [...pods].sort((a, b) => String(a.metadata.creationTimestamp ?? '').localeCompare(String(b.metadata.creationTimestamp ?? '')));
+    for (const p of byAge) this.update(p);
     this.synced = true;
   }
 
@@ -155,7 +181,8 @@ export class PodWorkers {
         e.again = false;
         try {
           if (e.gone || e.pod?.metadata?.deletionTimestamp) await this.syncTerminating(e);
-          else await this.syncPod(e);
+          else if ((e.admission ??= await this.admit(e)).admit) await this.syncPod(e);
+          else await this.writeStatus(e, rejectedStatus(e.pod, e.admission, new Date().toISOString().replace(/\.\d+Z$/, 'Z')));
         } catch (err) {
           this.o.onError?.(err, e.pod ? podKey(e.pod) : e.uid);
           this.retryLater(e, 1000);
@@ -164,6 +191,44 @@ export class PodWorkers {
     } finally {
       e.busy = false;
     }
+  }
+
+  /** Pods counted against the node: admitted, not finished, not gone. */
+  private admittedPods(except: Entry): any[] {
+    return [...this.entries.values()]
+      .filter((x) => x !== except && x.admission?.admit && !x.done && !x.gone && x.pod && x.pod.status?.phase !== 'Succeeded' && x.pod.status?.phase !== 'Failed')
+      .map((x) => x.pod);
+  }
+
+  private async readNode(): Promise<any> {
+    if (this.o.node) return this.o.node();
+    if (this.o.api) {
+      try {
+        return await this.o.api.get(`/api/v1/nodes/${this.o.nodeName}`);
+      } catch (err) {
+        // Upstream's getNodeAnyWay: without the Node object, the initial node built from the machine.
+        this.o.onError?.(err, `node ${this.o.nodeName}`);
+      }
+    }
+    return localNode(this.o.nodeName);
+  }
+
+  /**
+   * Admission (admission.ts), serialized: the decision for one pod sees every pod admitted before it.
+   * A pod that is already finished is not admitted again (upstream skips terminal pods) but is let through
+   * to the pass that reports it.
+   */
+  private admit(e: Entry): Promise<AdmitResult> {
+    const phase = e.pod?.status?.phase;
+    if (phase === 'Succeeded' || phase === 'Failed') return Promise.resolve({ admit: true });
+    this.admitting++;
+    const run = this.admitChain.then(async () => {
+      this.batchNode ??= this.readNode();
+      const node = await this.batchNode;
+      return admitPod(e.pod, node, this.admittedPods(e), this.sysctls);
+    }).finally(() => { if (--this.admitting === 0) this.batchNode = undefined; });
+    this.admitChain = run.catch(() => {});
+    return run;
   }
 
   private retryLater(e: Entry, ms: number): void {
@@ -440,6 +505,15 @@ export class PodWorkers {
   private async syncTerminating(e: Entry): Promise<void> {
     const rt = this.o.runtime;
     const pod = e.pod;
+    if (e.admission && !e.admission.admit) {
+      // Rejected: nothing ever reached the runtime, so nothing is asked of it now.
+      if (pod && !e.gone && pod.metadata.deletionTimestamp && this.o.api) {
+        await this.o.api.delete(podPath(pod), { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } })
+          .catch((err) => { if (!isNotFound(err) && !(err?.status === 409)) throw err; });
+      }
+      this.finish(e);
+      return;
+    }
     const grace = pod?.metadata?.deletionGracePeriodSeconds ?? pod?.spec?.terminationGracePeriodSeconds ?? 30;
     const containers = await rt.listContainers(e.uid);
     await Promise.all(containers.map(async (c) => {
@@ -460,6 +534,10 @@ export class PodWorkers {
       await this.o.records.allocatedPods.remove(e.uid);
       await this.o.records.actuatedPods.remove(e.uid);
     }
+    this.finish(e);
+  }
+
+  private finish(e: Entry): void {
     e.done = true;
     if (e.timer) clearTimeout(e.timer);
     this.backoff.forgetPrefix(`${e.uid}/`);

@@ -12,16 +12,7 @@ import { startMockCri } from '../../mocks/cri/server.js';
 import { ApiClient } from '../../reference/agent/api-client.js';
 import { startAgent } from '../../reference/agent/agent.js';
 import { parsePodResourcesState } from '../../reference/agent/root-dir.js';
-
-async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const v = await f();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+import { until } from './helpers.js';
 
 t.test('records, seccomp', async (t) => {
   const ref = await startReference({ port: 0 });
