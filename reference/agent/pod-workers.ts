@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { isNotFound, type ApiClient } from './api-client.js';
 import {
   ANNOTATION_RESTART_COUNT, LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID,
-  runtimeMessage, type CriContainerStatus, type Runtime,
+  runtimeMessage, type CriContainerStatus, type CriSandbox, type Runtime,
 } from './runtime.js';
 import { computePodStatus, sameStatus, type ContainerView } from './pod-status.js';
 import { effectiveSeccomp, SeccompFieldError } from './seccomp.js';
@@ -104,6 +104,12 @@ export function expand(s: string, env: Map<string, string>): string {
 
 class ConfigError extends Error {}
 
+/** The fields whose change needs a sync pass (upstream's checkAndUpdatePod: spec, labels, annotations, deletion). */
+function syncedFields(pod: any): unknown {
+  const m = pod.metadata ?? {};
+  return { spec: pod.spec, labels: m.labels, annotations: m.annotations, deletionTimestamp: m.deletionTimestamp, deletionGracePeriodSeconds: m.deletionGracePeriodSeconds };
+}
+
 export class PodWorkers {
   private readonly entries = new Map<string, Entry>();
   private readonly backoff: Backoff;
@@ -127,7 +133,11 @@ export class PodWorkers {
   update(pod: any): void {
     const uid = pod.metadata.uid;
     const e = this.entry(uid);
+    const old = e.pod;
     e.pod = pod;
+    // As upstream's pod config: a change of the status alone (our own write coming back on the watch)
+    // reconciles the stored pod without a sync pass; the PLEG and the periodic resync still run them.
+    if (old && !e.gone && old.metadata?.uid === uid && e.admission && sameStatus(syncedFields(old), syncedFields(pod))) return;
     this.trigger(uid);
   }
 
@@ -387,6 +397,9 @@ export class PodWorkers {
     const sandboxes = (await rt.listSandboxes(e.uid)).sort((a, b) => b.metadata.attempt - a.metadata.attempt);
     let sandbox = sandboxes[0];
     let containers = await rt.listContainers(e.uid);
+    let sbStatus: Awaited<ReturnType<Runtime['sandboxStatus']>> | undefined;
+    /** The pass changed the runtime (sandbox run, container stopped or started): re-read before the status. */
+    let changed = false;
     const terminal = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
     if (this.o.records && !e.allocated) {
       // Admission: the pod's resources are allocated before anything runs (upstream's allocation manager).
@@ -398,17 +411,22 @@ export class PodWorkers {
       // A dead sandbox takes its containers with it; with restartPolicy Never and containers that ran, the pod is done.
       const ran = containers.length > 0;
       if (!(sandbox && policy === 'Never' && ran)) {
-        for (const c of containers) if (c.state === 'CONTAINER_RUNNING') await rt.stopContainer(c.id, 0);
+        for (const c of containers) if (c.state === 'CONTAINER_RUNNING') { changed = true; await rt.stopContainer(c.id, 0); }
         const attempt = sandbox ? sandbox.metadata.attempt + 1 : 0;
         const config = this.sandboxConfig(pod, attempt);
         await mkdir(config.log_directory, { recursive: true, mode: 0o755 });
         const id = await rt.runPodSandbox(config);
-        sandbox = (await rt.listSandboxes(e.uid)).find((s) => s.id === id)!;
+        changed = true;
+        sbStatus = await rt.sandboxStatus(id);
+        sandbox = {
+          id, metadata: config.metadata, state: sbStatus.state as CriSandbox['state'], created_at: sbStatus.created_at,
+          labels: config.labels, annotations: config.annotations,
+        };
         containers = [];
       }
     }
     const sandboxReady = sandbox?.state === 'SANDBOX_READY';
-    const sbStatus = sandbox ? await rt.sandboxStatus(sandbox.id).catch(() => undefined) : undefined;
+    if (sandbox && !sbStatus) sbStatus = await rt.sandboxStatus(sandbox.id).catch(() => undefined);
     const podIP = sbStatus?.network?.ip || undefined;
     const sandboxConfig = sandbox ? this.sandboxConfig(pod, sandbox.metadata.attempt) : undefined;
 
@@ -419,19 +437,29 @@ export class PodWorkers {
       const name = c.labels?.[LABEL_CONTAINER_NAME] ?? c.metadata.name;
       byName.set(name, [...(byName.get(name) ?? []), c].sort((a, b) => b.metadata.attempt - a.metadata.attempt));
     }
+    const read = new Map<string, Promise<CriContainerStatus | undefined>>();
+    const containerStatus = (id: string): Promise<CriContainerStatus | undefined> => {
+      let p = read.get(id);
+      if (!p) { p = rt.containerStatus(id).catch(() => undefined); read.set(id, p); }
+      return p;
+    };
     const statusOf = async (name: string): Promise<ContainerView> => {
       const list = byName.get(name) ?? [];
-      const [latest, previous] = await Promise.all(list.slice(0, 2).map((c) => rt.containerStatus(c.id).catch(() => undefined)));
+      const [latest, previous] = await Promise.all(list.slice(0, 2).map((c) => containerStatus(c.id)));
       return { latest, previous, waiting: e.waiting.get(name) };
     };
 
+    const start = (c: any, attempt: number): Promise<boolean> => {
+      changed = true;
+      return this.startContainer(e, c, attempt, sandbox!.id, sandboxConfig, podIP);
+    };
     if (sandboxReady && !terminal) {
       let initDone = true;
       for (const c of spec.initContainers ?? []) {
         const v = await statusOf(c.name);
         const s = v.latest;
         if (!s) {
-          await this.startContainer(e, c, 0, sandbox!.id, sandboxConfig, podIP);
+          await start(c, 0);
           initDone = false;
           break;
         }
@@ -440,23 +468,27 @@ export class PodWorkers {
         if (s.state === 'CONTAINER_EXITED') {
           // A failed init container is restarted unless the policy is Never (then the pod fails).
           const initPolicy = policy === 'Never' ? 'Never' : 'OnFailure';
-          if (this.mayRestart(e, c, s, initPolicy) === 'yes') await this.startContainer(e, c, s.metadata.attempt + 1, sandbox!.id, sandboxConfig, podIP);
+          if (this.mayRestart(e, c, s, initPolicy) === 'yes') await start(c, s.metadata.attempt + 1);
         }
         break;
       }
       if (initDone) {
         await Promise.all((spec.containers ?? []).map(async (c: any) => {
           const s = (await statusOf(c.name)).latest;
-          if (!s) await this.startContainer(e, c, 0, sandbox!.id, sandboxConfig, podIP);
+          if (!s) await start(c, 0);
           else if (s.state === 'CONTAINER_EXITED' && this.mayRestart(e, c, s, policy) === 'yes') {
-            await this.startContainer(e, c, s.metadata.attempt + 1, sandbox!.id, sandboxConfig, podIP);
+            await start(c, s.metadata.attempt + 1);
           }
         }));
       }
     }
 
     // Status from what the runtime has now.
-    const [after, sb] = await Promise.all([rt.listContainers(e.uid), sandbox ? rt.listSandboxes(e.uid) : Promise.resolve([])]);
+    // A pass that changed nothing reuses what it read at its start (the PLEG reports later changes).
+    const [after, sb] = changed
+      ? await Promise.all([rt.listContainers(e.uid), sandbox ? rt.listSandboxes(e.uid) : Promise.resolve([])])
+      : [containers, sandbox ? [sandbox] : []];
+    if (changed) read.clear();
     byName.clear();
     for (const c of after.filter((c) => c.pod_sandbox_id === sandbox?.id)) {
       const name = c.labels?.[LABEL_CONTAINER_NAME] ?? c.metadata.name;
