@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { criClient, type CriClient } from '../mocks/cri/proto.js';
 import { ApiClient, type Watch } from '../reference/agent/api-client.js';
+import { printTable, quantile } from './report.js';
 
 const BIN = fileURLToPath(new URL('../bin/orch-conformance.js', import.meta.url));
 const NODE = 'bench-node';
@@ -148,7 +149,6 @@ async function pool(n: number, concurrency: number, work: (i: number) => Promise
   await Promise.all(Array.from({ length: Math.min(n, concurrency) }, worker));
 }
 
-const quantile = (xs: number[], q: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
 interface Run {
   podsPerSecond: number;
@@ -338,16 +338,6 @@ async function benchAgent(apiUrl: string, agent: Child, control: string): Promis
     watch?.stop();
     api.close();
   }
-}
-
-// ---- report ----
-
-function printTable(head: string[], rows: string[][]): void {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  console.log(line(head));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const r of rows) console.log(line(r));
 }
 
 async function main(): Promise<void> {

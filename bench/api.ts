@@ -16,6 +16,7 @@ import { get as httpsGet } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { printTable } from './report.js';
 
 const SC_PATH = '/apis/storage.orch.io/v1/storageclasses';
 const here = fileURLToPath(import.meta.url);
@@ -323,13 +324,6 @@ function waitExit(child: Child): Promise<void> {
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
-function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const r of rows) console.log(line(r));
-}
 
 if (args.serve === 'reference') await serveReference();
 else if (args.serve === 'bare') await serveBare();

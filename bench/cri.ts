@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { criClient, loadCri, unixTarget, type CriClient } from '../mocks/cri/proto.js';
 import { startMockCri } from '../mocks/cri/server.js';
+import { printTable, quantile } from './report.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -108,7 +109,6 @@ async function throughput(total: number, concurrency: number, make: () => Promis
   return total / ((performance.now() - t0) / 1000);
 }
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
 async function populate(cri: CriClient, pods: number, perPod: number, logDir: string): Promise<string[]> {
   const ids: string[] = [];
@@ -186,12 +186,5 @@ async function main(): Promise<void> {
   }
 }
 
-function printTable(head: string[], rows: string[][]): void {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  console.log(line(head));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const r of rows) console.log(line(r));
-}
 
 await main();
