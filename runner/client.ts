@@ -24,6 +24,8 @@ export interface TargetConnection {
    * each line (one event) by it.
    */
   maxResponseBytes?: number;
+  /** A unix socket to connect to instead of the URL's host (the mock CRI's control API). */
+  socketPath?: string;
 }
 
 export { DEFAULT_MAX_RESPONSE_BYTES };
@@ -172,6 +174,7 @@ export function createDispatcher(conn: TargetConnection): Dispatcher {
       cert: conn.certPem,
       key: conn.keyPem,
       rejectUnauthorized: !conn.insecureSkipTlsVerify,
+      ...(conn.socketPath ? { socketPath: conn.socketPath } : {}),
     },
     connections: 64,
     keepAliveTimeout: 4_000,

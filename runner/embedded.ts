@@ -4,10 +4,15 @@
 // gates and facts hold, so every case runs (none is skipped for something the reference could
 // simply have been configured to do).
 import { randomBytes } from 'node:crypto';
-import type { Case } from '../suites/case.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { AGENT_KINDS, type Case } from '../suites/case.js';
 import { startReference, type ReferenceOptions, type RunningReference } from '../reference/server.js';
 import { defaultGates } from './gates.js';
-import { runGroups, newRunId, type RunOptions, type TargetGroup } from './run.js';
+import { runGroups, newRunId, type NodeTargets, type RunOptions, type TargetGroup } from './run.js';
+import { referenceAgentCommand } from './agent-exec.js';
 import type { FactName, TargetFacts } from './facts.js';
 import type { RunReport } from './results.js';
 
@@ -91,7 +96,7 @@ export async function startEmbeddedTarget(profile: Profile, opts: { runId: strin
  */
 export async function runEmbedded(cases: readonly Case[], opts: Omit<RunOptions, 'conn' | 'gates' | 'facts' | 'cases' | 'embedded'> & { gates?: Record<string, boolean> }): Promise<RunReport> {
   const runId = opts.runId ?? newRunId();
-  const started = await startEmbeddedGroups(cases, { runId, gates: opts.gates });
+  const started = await startEmbeddedGroups(cases, { runId, gates: opts.gates, node: true });
   try {
     return await runGroups(started.groups, { ...opts, runId, embedded: true });
   } finally {
@@ -104,10 +109,10 @@ export async function runEmbedded(cases: readonly Case[], opts: Omit<RunOptions,
  * runEmbedded), with the cases each serves. Tests that put something in front of the references
  * (the legal variants) start them with this.
  */
-export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId: string; gates?: Record<string, boolean> }): Promise<{ groups: TargetGroup[]; close(): Promise<void> }> {
+export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId: string; gates?: Record<string, boolean>; node?: boolean }): Promise<{ groups: TargetGroup[]; close(): Promise<void> }> {
   const defaults = defaultGates();
   const fixed = opts.gates ? Object.fromEntries(Object.entries(opts.gates).filter(([k, v]) => defaults[k] !== v)) : undefined;
-  const targets: EmbeddedTarget[] = [];
+  const targets: Array<{ close(): Promise<void> }> = [];
   const close = async () => { await Promise.all(targets.map((t) => t.close())); };
   try {
     const groups: TargetGroup[] = [];
@@ -115,11 +120,69 @@ export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId:
       const corruptObjects = g.cases.filter((c) => c.facts?.includes('corruptObject')).length;
       const target = await startEmbeddedTarget(g.profile, { runId: opts.runId, corruptObjects });
       targets.push(target);
-      groups.push({ ...target.group, cases: g.cases });
+      let node: NodeTargets | undefined;
+      if (opts.node && g.cases.some((c) => c.needs.some((k) => AGENT_KINDS.has(k)))) {
+        const started = await startEmbeddedNode(target.group, opts.runId);
+        targets.push(started);
+        node = started.node;
+      }
+      groups.push({ ...target.group, node, cases: g.cases });
     }
     return { groups, close };
   } catch (err) {
     await close();
     throw err;
+  }
+}
+
+/**
+ * The node side of an embedded run: a mock CRI runtime (with its control socket) and the reference
+ * agent on it, registered with the group's reference as node `oc-<runId>-node`; agent-exec cases
+ * start the reference agent through this package's own CLI.
+ */
+export async function startEmbeddedNode(group: Omit<TargetGroup, 'cases'>, runId: string): Promise<{ node: NodeTargets; close(): Promise<void> }> {
+  const [{ startMockCri }, { startAgent }] = await Promise.all([import('../mocks/cri/server.js'), import('../reference/agent/agent.js')]);
+  const dir = await mkdtemp(join(tmpdir(), 'oc-node-'));
+  const cri = await startMockCri({ socket: join(dir, 'cri', 'cri.sock'), control: join(dir, 'cri', 'control.sock'), root: join(dir, 'cri-state') });
+  let agent;
+  try {
+    agent = await startAgent({
+      api: { url: group.conn.baseUrl, token: group.conn.token, caPem: group.conn.caPem },
+      criEndpoint: cri.criUrl,
+      nodeName: `oc-${runId}-node`,
+      hostnameOverride: `oc-${runId}-node`,
+      rootDir: join(dir, 'root'),
+      serve: { address: '127.0.0.1', port: 0 },
+      log: () => undefined,
+    });
+  } catch (err) {
+    await cri.close();
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const caPem = agent.caFile ? readFileSync(agent.caFile, 'utf8') : undefined;
+  return {
+    node: {
+      agent: { conn: { baseUrl: agent.url!, caPem, token: group.conn.token }, nodeName: agent.nodeName },
+      criControl: cri.controlPath,
+      agentExec: referenceAgentCommand(),
+    },
+    close: async () => {
+      await agent.close();
+      await cri.close();
+      // The node registered for the run goes with it (its Lease follows by owner reference).
+      await fetchDelete(group.conn, `/api/v1/nodes/${agent.nodeName}`);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function fetchDelete(conn: TargetGroup['conn'], path: string): Promise<void> {
+  const { ApiClient, createDispatcher } = await import('./client.js');
+  const d = createDispatcher(conn);
+  try {
+    await new ApiClient(conn, d).delete(path, { timeoutMs: 5_000 }).catch(() => undefined);
+  } finally {
+    await d.close().catch(() => undefined);
   }
 }

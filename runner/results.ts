@@ -67,7 +67,7 @@ export interface RunReport {
   tool: string;
   version: string;
   /** `metrics`: the component URLs given with `run --metrics` (`apiserver` is the API URL unless named). */
-  target: { api?: string; embedded: boolean; metrics?: Record<string, string> };
+  target: { api?: string; embedded: boolean; metrics?: Record<string, string>; agent?: { url: string; node: string }; criControl?: string; agentExec?: string };
   runId: string;
   startedAt: string;
   durationMs: number;

@@ -4,7 +4,9 @@ import { availableParallelism } from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
-import type { Case, CaseContext } from '../suites/case.js';
+import { NAMESPACE_IMPACTS, type Case, type CaseContext } from '../suites/case.js';
+import { criControlClient, criControlConnection, type AgentTarget, type CriControlClient } from './agent-target.js';
+import { agentLauncher } from './agent-exec.js';
 import { CaseFailure, CaseSkip } from '../suites/verify.js';
 import type { Reporter } from '../reporters/types.js';
 import { ApiClient, createDispatcher, describeError, type TargetConnection } from './client.js';
@@ -27,6 +29,9 @@ export interface RunOptions {
    * defaults to `conn`.
    */
   components?: Record<string, TargetConnection>;
+  /** The agent under test (`--agent`, `--node`), the mock CRI it uses (`--cri-control`), and the
+   *  command that starts agents (`--agent-exec`). */
+  node?: NodeTargets;
   embedded: boolean;
   runId?: string;
   parallel?: number;
@@ -63,8 +68,17 @@ class Tracker {
   add(path: string) { this.paths.add(path); }
 }
 
+/** The node-agent targets of a group (spec 001); each is optional, and cases needing an absent one are skipped. */
+export interface NodeTargets {
+  agent?: AgentTarget;
+  /** Path of the mock CRI's control socket. */
+  criControl?: string;
+  /** Shell command that starts an agent (runner/agent-exec.ts has the flag contract). */
+  agentExec?: string;
+}
+
 export async function runCases(opts: RunOptions): Promise<RunReport> {
-  return runGroups([{ conn: opts.conn, components: opts.components, gates: opts.gates, facts: opts.facts, cases: opts.cases }], opts);
+  return runGroups([{ conn: opts.conn, components: opts.components, node: opts.node, gates: opts.gates, facts: opts.facts, cases: opts.cases }], opts);
 }
 
 /** Cases that run against one target, which has these feature gates. */
@@ -72,6 +86,7 @@ export interface TargetGroup {
   conn: TargetConnection;
   /** As RunOptions.components. */
   components?: Record<string, TargetConnection>;
+  node?: NodeTargets;
   gates: Record<string, boolean>;
   facts?: TargetFacts;
   cases: readonly Case[];
@@ -81,7 +96,7 @@ export interface TargetGroup {
  * One run over several targets (the embedded reference started once per feature-gate set), with
  * one run id, one set of reporters and one report, results in the order the groups list the cases.
  */
-export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOptions, 'conn' | 'gates' | 'facts' | 'cases' | 'components'>): Promise<RunReport> {
+export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOptions, 'conn' | 'gates' | 'facts' | 'cases' | 'components' | 'node'>): Promise<RunReport> {
   const runId = opts.runId ?? newRunId();
   const startedAt = new Date();
   const t0 = performance.now();
@@ -92,6 +107,10 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
   const explicit = groups[0]?.components;
   const target: RunReport['target'] = { api: groups[0]?.conn.baseUrl, embedded: opts.embedded };
   if (explicit && Object.keys(explicit).length) target.metrics = Object.fromEntries(Object.entries(explicit).map(([k, c]) => [k, c.baseUrl]));
+  const node = groups.find((g) => g.node)?.node;
+  if (node?.agent) target.agent = { url: node.agent.conn.baseUrl, node: node.agent.nodeName };
+  if (node?.criControl) target.criControl = node.criControl;
+  if (node?.agentExec) target.agentExec = node.agentExec;
   const total = groups.reduce((n, g) => n + g.cases.length, 0);
 
   // Each running case listens for the interrupt, and groups run at once: more than the default 10.
@@ -106,12 +125,15 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
     const components = componentTargets(group, dispatcher);
     const tracker = new Tracker();
     let setupError: string | TargetAccessError | undefined;
-    if (group.cases.some((c) => c.impact === 'namespaced' && !gateMismatch(c.gates, group.gates))) {
+    if (group.cases.some((c) => NAMESPACE_IMPACTS.has(c.impact) && !gateMismatch(c.gates, group.gates) && !missingNodeTarget(c, group.node))) {
       setupError = await createRunNamespace(group.conn, dispatcher, namespace, labels, tracker);
     }
     return { group, dispatcher, components, tracker, setupError };
   }));
-  const closeAll = () => Promise.all(setups.flatMap((s) => [...new Set([s.dispatcher, ...[...s.components.values()].map((t) => t.dispatcher)])]).map((d) => d.close().catch(() => undefined)));
+  const closeAll = () => Promise.all([
+    ...groups.map(closeAgentPools),
+    ...setups.flatMap((s) => [...new Set([s.dispatcher, ...[...s.components.values()].map((t) => t.dispatcher)])]).map((d) => d.close().catch(() => undefined)),
+  ]);
   const denied = setups.find((s) => s.setupError instanceof TargetAccessError)?.setupError;
   if (denied instanceof TargetAccessError) {
     await Promise.all(setups.map((s) => cleanUp(s.group.conn, s.dispatcher, s.tracker, runId)));
@@ -138,14 +160,14 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
         if (opts.interrupt?.aborted) { finish(i, resultOf(c, 'skipped', 0, 'run interrupted before this case started')); continue; }
         const gateWhy = gateMismatch(c.gates, group.gates);
         if (gateWhy) { finish(i, resultOf(c, 'skipped', 0, gateWhy)); continue; }
-        if (setupError && c.impact === 'namespaced') { finish(i, resultOf(c, 'errored', 0, String(setupError))); continue; }
-        const missing = missingComponent(c, components);
+        const missing = missingComponent(c, components) ?? missingNodeTarget(c, group.node);
         if (missing) { finish(i, resultOf(c, 'skipped', 0, missing)); continue; }
+        if (setupError && NAMESPACE_IMPACTS.has(c.impact)) { finish(i, resultOf(c, 'errored', 0, String(setupError))); continue; }
         const factWhy = factMismatch(c.facts, facts);
         if (factWhy) { finish(i, resultOf(c, 'skipped', 0, factWhy)); continue; }
         const caseFacts = allocator.forCase(c.facts);
         if (typeof caseFacts === 'string') { finish(i, resultOf(c, 'skipped', 0, caseFacts)); continue; }
-        finish(i, await runOne(c, { conn: group.conn, dispatcher, components, runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt, facts: caseFacts, strict: !!opts.strict }));
+        finish(i, await runOne(c, { conn: group.conn, dispatcher, components, node: group.node, agentDispatcher: agentDispatcherOf(group), runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt, facts: caseFacts, strict: !!opts.strict }));
       }
     };
     const parallel = Math.max(1, Math.min(opts.parallel ?? availableParallelism(), group.cases.length || 1));
@@ -180,6 +202,9 @@ interface CaseEnv {
   conn: TargetConnection;
   dispatcher: Dispatcher;
   components: ReadonlyMap<string, ComponentTarget>;
+  node?: NodeTargets;
+  /** Connection pools of the agent and the CRI control socket, shared by the group's cases. */
+  agentDispatcher: () => { agent?: Dispatcher; cri?: Dispatcher };
   runId: string;
   labels: Record<string, string>;
   namespace: string;
@@ -198,13 +223,21 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
   const api = new ApiClient(env.conn, env.dispatcher, signal);
   const componentClients = new Map<string, ApiClient>();
   let seq = 0;
+  const uniqueName = (hint = 'x') => dnsName(`oc-${env.runId}-${c.id.split('.').slice(-2).join('-')}-${hint}-${seq++}`);
+  let agentClient: ApiClient | undefined;
+  let cri: CriControlClient | undefined;
+  const launcher = agentLauncher({
+    command: env.node?.agentExec ?? '',
+    api: env.conn, signal, exchanges: api.exchanges, uniqueName,
+    track: (path) => env.tracker.add(path),
+  });
   const ctx: CaseContext = {
     api,
     runId: env.runId,
     labels: env.labels,
     namespace: env.namespace,
     signal,
-    uniqueName: (hint = 'x') => dnsName(`oc-${env.runId}-${c.id.split('.').slice(-2).join('-')}-${hint}-${seq++}`),
+    uniqueName,
     track: (path) => env.tracker.add(path),
     facts: env.facts,
     component: (name = DEFAULT_COMPONENT) => {
@@ -216,6 +249,24 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
         componentClients.set(name, client);
       }
       return client;
+    },
+    agent: () => {
+      const t = env.node?.agent;
+      if (!t) throw new Error('the run has no agent: pass --agent <url> and --node <name> (and list "agent" in the case\'s needs)');
+      agentClient ??= new ApiClient(t.conn, env.agentDispatcher().agent!, signal, api.exchanges);
+      return { client: agentClient, nodeName: t.nodeName };
+    },
+    cri: () => {
+      const path = env.node?.criControl;
+      if (!path) throw new Error('the run has no mock CRI control: pass --cri-control <path> (and list "cri" in the case\'s needs)');
+      cri ??= criControlClient(criControlConnection(path), env.agentDispatcher().cri!, signal, api.exchanges);
+      return cri;
+    },
+    agents: {
+      launch: (o) => {
+        if (!env.node?.agentExec) throw new Error('the run has no --agent-exec command (and list "agent-exec" in the case\'s needs)');
+        return launcher.launch(o);
+      },
     },
   };
   const started = performance.now();
@@ -259,8 +310,12 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
     }
   } finally {
     clearTimeout(timer);
+    // Faults and agents of the case go before its signal aborts: their clean-up needs the connections.
+    await cri?.removeOwnFaults().catch(() => undefined);
+    await launcher.close();
     ctrl.abort();
     api.closeAll();
+    agentClient?.closeAll();
     for (const client of componentClients.values()) client.closeAll();
   }
   const r = resultOf(c, status, Math.round(performance.now() - started), message);
@@ -294,6 +349,38 @@ function missingComponent(c: Case, components: ReadonlyMap<string, ComponentTarg
   const absent = (c.components ?? [DEFAULT_COMPONENT]).filter((n) => !components.has(n));
   if (absent.length === 0) return undefined;
   return `needs the metrics and debug endpoints of ${absent.map((n) => `component "${n}"`).join(' and ')}: pass ${absent.map((n) => `--metrics ${n}=<url>`).join(' ')}`;
+}
+
+/** Why a case cannot run for want of a node-agent target (spec 001), or undefined when it can. */
+export function missingNodeTarget(c: Case, node?: NodeTargets): string | undefined {
+  const absent: string[] = [];
+  if (c.needs.includes('agent') && !node?.agent) absent.push('an agent under test: pass --agent <url> and --node <name>');
+  if (c.needs.includes('cri') && !node?.criControl) absent.push('the control socket of the mock CRI runtime the agent uses: start `orch-conformance mock-cri --control <path>`, point the agent at its socket and pass --cri-control <path>');
+  if (c.needs.includes('agent-exec') && !node?.agentExec) absent.push("a command that starts agents: pass --agent-exec '<command>'");
+  return absent.length ? `needs ${absent.join('; and ')}` : undefined;
+}
+
+/** One pool per group for the agent's endpoints and one for the CRI control socket, made on first use. */
+const agentPools = new WeakMap<TargetGroup, { agent?: Dispatcher; cri?: Dispatcher }>();
+function agentDispatcherOf(group: TargetGroup): () => { agent?: Dispatcher; cri?: Dispatcher } {
+  return () => {
+    let pools = agentPools.get(group);
+    if (!pools) {
+      pools = {
+        agent: group.node?.agent ? createDispatcher(group.node.agent.conn) : undefined,
+        cri: group.node?.criControl ? createDispatcher(criControlConnection(group.node.criControl)) : undefined,
+      };
+      agentPools.set(group, pools);
+    }
+    return pools;
+  };
+}
+
+/** Closes the pools agentDispatcherOf made for a group. */
+async function closeAgentPools(group: TargetGroup): Promise<void> {
+  const pools = agentPools.get(group);
+  agentPools.delete(group);
+  await Promise.all([pools?.agent?.close(), pools?.cri?.close()].map((p) => p?.catch(() => undefined)));
 }
 
 function resultOf(c: Case, status: CaseStatus, durationMs: number, message: string): CaseResult {

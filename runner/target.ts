@@ -33,8 +33,8 @@ export async function probeTarget(conn: TargetConnection, timeoutMs = 10_000): P
 }
 
 /** The same for a component's metrics and debug endpoints (`run --metrics name=url`), on /healthz. */
-export async function probeComponent(name: string, conn: TargetConnection, timeoutMs = 10_000): Promise<void> {
-  return probe(conn, '/healthz', `component "${name}"`, `--metrics ${name}=<url>`, timeoutMs);
+export async function probeComponent(name: string, conn: TargetConnection, option = `--metrics ${name}=<url>`, timeoutMs = 10_000): Promise<void> {
+  return probe(conn, '/healthz', `component "${name}"`, option, timeoutMs);
 }
 
 /**

@@ -3,16 +3,29 @@
 import type { Level, SpecDoc } from './requirements/types.js';
 import type { ApiClient } from '../runner/client.js';
 import type { CaseFacts, FactName } from '../runner/facts.js';
-
-/** What a case may touch on the target: the dry run (`list`) shows it to operators. */
-export type Impact = 'read-only' | 'namespaced' | 'cluster-scoped';
+import type { AgentLauncher, CriControlClient } from '../runner/agent-target.js';
 
 /**
- * Which target URL a case needs: 'api' the control-plane API, 'metrics' the metrics and debug
- * endpoints of the components named in `components` (`run --metrics name=url`). Later issues add
- * 'agent' and 'agent-socket'.
+ * What a case may touch on the target: the dry run (`list`) shows it to operators. `node`: creates
+ * pods (in the run's namespace) that the agent under test runs on its node; `disruptive`: starts,
+ * stops or restarts agent processes (`--agent-exec`), each with its own runtime and root dir.
  */
-export type TargetKind = 'api' | 'metrics';
+export type Impact = 'read-only' | 'namespaced' | 'cluster-scoped' | 'node' | 'disruptive';
+
+/** Impacts whose cases work in the run's namespace, created before they start. */
+export const NAMESPACE_IMPACTS: ReadonlySet<Impact> = new Set(['namespaced', 'node']);
+
+/**
+ * Which target a case needs: 'api' the control-plane API; 'metrics' the metrics and debug endpoints
+ * of the components named in `components` (`run --metrics name=url`); 'agent' a running node agent
+ * (`--agent <url> --node <name>`); 'cri' the control socket of the mock CRI that agent uses
+ * (`--cri-control <path>`); 'agent-exec' a command that starts agents (`--agent-exec '<command>'`),
+ * which the case runs itself (runner/agent-exec.ts has the flag contract).
+ */
+export type TargetKind = 'api' | 'metrics' | 'agent' | 'cri' | 'agent-exec';
+
+/** Target kinds through which a case observes a node agent: only those count as agent coverage. */
+export const AGENT_KINDS: ReadonlySet<TargetKind> = new Set(['agent', 'cri', 'agent-exec']);
 
 export interface CaseMeta {
   /** Stable dotted id, e.g. `api.storageclass.reclaim-policy.default`. */
@@ -66,6 +79,15 @@ export interface CaseContext {
   component(name?: string): ApiClient;
   /** The target facts the case declared (`facts`), e.g. the corrupt object assigned to it. */
   readonly facts: CaseFacts;
+  /**
+   * needs 'agent': the agent under test: a client for its HTTPS endpoints (recording exchanges with
+   * the others) and the name of the Node it registered. Throws when the run has none.
+   */
+  agent(): { readonly client: ApiClient; readonly nodeName: string };
+  /** needs 'cri': the control API of the mock CRI the agent under test uses. */
+  cri(): CriControlClient;
+  /** needs 'agent-exec': starts agent processes of the implementation under test. */
+  readonly agents: AgentLauncher;
 }
 
 export interface Case extends CaseMeta {

@@ -2,13 +2,17 @@
 // exactly its rule (see proof/*.ts). A case without a breakage fails here. Runs are strict, so a
 // broken SHOULD rule shows as `failed`, not as a warning.
 import t from 'tap';
-import { ALL_CASES } from '../suites/index.js';
+import { ALL_CASES as EVERY_CASE } from '../suites/index.js';
+import { AGENT_KINDS } from '../suites/case.js';
 import { runCases } from '../runner/run.js';
 import { profileOf, startEmbeddedTarget, type EmbeddedTarget } from '../runner/embedded.js';
 import { startBrokenTarget } from './helpers/broken-target.js';
 import { BREAKAGES } from './proof/index.js';
 import type { Case } from '../suites/case.js';
 import type { TargetGroup } from '../runner/run.js';
+
+// Cases that observe an agent are proven in proof-agent.test.ts, against broken agents.
+const ALL_CASES = EVERY_CASE.filter((c) => !c.needs.some((k) => AGENT_KINDS.has(k)));
 
 /** Runs one case against a target group, optionally through another URL (the broken proxy). */
 async function runOne(c: Case, group: Omit<TargetGroup, 'cases'>, baseUrl = group.conn.baseUrl) {

@@ -9,7 +9,7 @@ import { parseGates } from '../../runner/gates.js';
 import { FACTS, parseFacts } from '../../runner/facts.js';
 import { loadExpectations } from '../../runner/expect.js';
 import { buildRunSelection } from '../../runner/selection.js';
-import { runCases, exitCodeFor, newRunId, DEFAULT_COMPONENT } from '../../runner/run.js';
+import { runCases, exitCodeFor, newRunId, DEFAULT_COMPONENT, type NodeTargets } from '../../runner/run.js';
 import { runEmbedded } from '../../runner/embedded.js';
 import { checkCredentials, probeComponent, probeTarget } from '../../runner/target.js';
 import type { TargetConnection } from '../../runner/client.js';
@@ -46,14 +46,54 @@ function planRun(argv: any) {
   const facts = parseFacts({ ...argv, token: conn?.token });
   const factFlags = Object.values(FACTS).map((f) => f.flag).filter((flag) => argv[flag.slice(2).replace(/-([a-z])/g, (_: string, c: string) => c.toUpperCase())] !== undefined);
   if (embedded && factFlags.length) throw new UsageError(`${factFlags.join(', ')} ${factFlags.length > 1 ? 'describe' : 'describes'} a target given with --api: the embedded run configures its references so that every such fact holds`);
-  return { gates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts };
+  const node = resolveNodeTargets(argv, conn);
+  return { gates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node };
+}
+
+/** --agent/--node/--agent-ca, --cri-control and --agent-exec: the spec 001 targets of a run against --api. */
+function resolveNodeTargets(argv: any, conn: TargetConnection | undefined): NodeTargets | undefined {
+  const given = ['agent', 'node', 'agent-ca', 'cri-control', 'agent-exec'].filter((f) => argv[f] !== undefined);
+  if (given.length === 0) return undefined;
+  if (!conn) throw new UsageError(`${given.map((f) => `--${f}`).join(', ')} need${given.length > 1 ? '' : 's'} --api: without it the embedded run starts its own control plane, mock CRI runtime and reference agent`);
+  const node: NodeTargets = {};
+  if (argv.agent !== undefined || argv.node !== undefined) {
+    if (!argv.agent || !argv.node) throw new UsageError('--agent and --node go together: the agent\'s HTTPS URL and the name of the Node it registered');
+    checkApiUrl(argv.agent, '--agent');
+    let caPem: string | undefined;
+    if (argv.agentCa !== undefined) {
+      try {
+        caPem = readFileSync(argv.agentCa, 'utf8');
+      } catch (err) {
+        throw new UsageError(`--agent-ca ${argv.agentCa}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      }
+    }
+    // The run's credentials go to the agent too: an agent authenticates them as the API server does.
+    node.agent = { conn: { ...conn, baseUrl: argv.agent, caPem, insecureSkipTlsVerify: caPem === undefined }, nodeName: argv.node };
+  } else if (argv.agentCa !== undefined) {
+    throw new UsageError('--agent-ca needs --agent');
+  }
+  if (argv.criControl !== undefined) {
+    let st;
+    try {
+      st = statSync(argv.criControl);
+    } catch {
+      throw new UsageError(`--cri-control ${argv.criControl}: no such socket (start \`orch-conformance mock-cri --socket <path> --control <path>\` and point the agent under test at its socket)`);
+    }
+    if (!st.isSocket()) throw new UsageError(`--cri-control ${argv.criControl}: not a unix socket`);
+    node.criControl = resolvePath(argv.criControl);
+  }
+  if (argv.agentExec !== undefined) {
+    if (String(argv.agentExec).trim() === '') throw new UsageError('--agent-exec needs a command');
+    node.agentExec = String(argv.agentExec);
+  }
+  return node;
 }
 
 /** The exit code of a run stopped by a signal: 128 + its number, as shells report it. */
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: EXIT.interrupted, SIGTERM: EXIT.terminated };
 
 export async function cmdRun(argv: any, version: string): Promise<number> {
-  const { gates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts } = planRun(argv);
+  const { gates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node } = planRun(argv);
   // Before any case: a report that cannot be written is a usage error now, not after the run.
   checkReportPaths(reporterSpecs);
   const interrupt = new AbortController();
@@ -83,7 +123,8 @@ export async function cmdRun(argv: any, version: string): Promise<number> {
       // Components share the API's credentials and TLS options.
       const components = Object.fromEntries(metrics.map(([name, url]) => [name, { ...conn, baseUrl: url }]));
       for (const [name, c] of Object.entries(components)) await probeComponent(name, c);
-      report = await runCases({ ...common, cases, conn, components, embedded, gates, facts });
+      if (node?.agent) await probeComponent('agent', node.agent.conn, '--agent <url>');
+      report = await runCases({ ...common, cases, conn, components, node, embedded, gates, facts });
     }
     if (report.interrupted) return stoppedBy;
     const code = exitCodeFor(report);
@@ -235,7 +276,8 @@ export function cmdList(argv: any): number {
   }
   for (const r of rows) {
     const gates = Object.entries(r.gates).map(([k, v]) => `${k}=${v}`).join(',');
-    const facts = r.facts.map((f) => FACTS[f].flag).join(' ');
+    const nodeFlags: Record<string, string> = { agent: '--agent --node', cri: '--cri-control', 'agent-exec': '--agent-exec' };
+    const facts = [...r.needs.filter((k) => nodeFlags[k]).map((k) => nodeFlags[k]), ...r.facts.map((f) => FACTS[f].flag)].join(' ');
     process.stdout.write(`${r.id}\n    ${r.level} ${r.spec.doc} §${r.spec.section}  ${r.impact}  ${r.requirements.join(', ')}${gates ? `  gates: ${gates}` : ''}${facts ? `  needs: ${facts}` : ''}\n    ${r.title}\n`);
   }
   process.stdout.write(`${rows.length} case(s)\n`);

@@ -8,6 +8,7 @@
 //   GET    /faults                          200 {faults: ActiveFault[]}
 //   POST   /faults  FaultSpec               201 ActiveFault
 //   DELETE /faults[?rpc=<Rpc>]              200 {cleared: <count>}
+//   DELETE /faults/{id}                     200 {cleared: 1}; 404 when no active fault has that id
 //   POST   /runtime {runtimeReady?, networkReady?, reason?, message?, checkpoint?, metrics?}
 //                                           200 {applied: {...}}   Status conditions, CheckpointContainer
 //                                                                  support, ListPodSandboxMetrics output
@@ -177,6 +178,17 @@ function routes(control: MockCriControl): Route[] {
           const before = control.faults.list().filter((f) => rpc === undefined || f.rpc === rpc).length;
           control.faults.clear(rpc);
           return ok({ cleared: before });
+        },
+      },
+    },
+    {
+      pattern: /^\/faults\/([^/]+)$/,
+      methods: {
+        DELETE: (ctx, [id]) => {
+          onlyQuery(ctx.query, []);
+          noFields(ctx);
+          if (!control.faults.remove(decodeURIComponent(id!))) throw new NotFoundError(`no active fault "${id}"`);
+          return ok({ cleared: 1 });
         },
       },
     },

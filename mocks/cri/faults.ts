@@ -115,6 +115,12 @@ export interface FaultSpec {
   hang?: boolean;
   /** Only the next N calls; absent = every call until cleared. */
   times?: number;
+  /**
+   * Only calls about this pod, `<namespace>/<name>` of its sandbox metadata (RunPodSandbox,
+   * CreateContainer and PullImage by their sandbox config; the others by the sandbox or container
+   * id they name). Cases that share one runtime with other cases fault only their own pod.
+   */
+  pod?: string;
 }
 
 export interface ActiveFault extends FaultSpec {
@@ -128,7 +134,7 @@ export class FaultSpecError extends Error {
   override name = 'FaultSpecError';
 }
 
-const SPEC_FIELDS = new Set(['rpc', 'code', 'message', 'delayMs', 'hang', 'times']);
+const SPEC_FIELDS = new Set(['rpc', 'code', 'message', 'delayMs', 'hang', 'times', 'pod']);
 
 function isInt(v: unknown): v is number {
   return typeof v === 'number' && Number.isInteger(v);
@@ -182,6 +188,12 @@ export function validateFaultSpec(input: unknown): FaultSpec {
       throw new FaultSpecError(`fault field "times" must be an integer 1..${MAX_TIMES} (got ${JSON.stringify(o.times)})`);
     }
     spec.times = o.times;
+  }
+  if (o.pod !== undefined) {
+    if (typeof o.pod !== 'string' || !/^[^/\s]+\/[^/\s]+$/.test(o.pod) || o.pod.length > 512) {
+      throw new FaultSpecError(`fault field "pod" must be "<namespace>/<name>" (got ${JSON.stringify(o.pod)})`);
+    }
+    spec.pod = o.pod;
   }
   if (spec.hang && (spec.code !== undefined || spec.delayMs !== undefined)) {
     throw new FaultSpecError('fault field "hang" excludes "code" and "delayMs": a hung call never answers');
@@ -242,6 +254,18 @@ export class Faults {
     return all.sort((a, b) => Number(a.id.slice(6)) - Number(b.id.slice(6)));
   }
 
+  /** Removes one fault by id; false when none is active with it. */
+  remove(id: string): boolean {
+    for (const [rpc, list] of this.byRpc) {
+      const i = list.findIndex((f) => f.id === id);
+      if (i < 0) continue;
+      list.splice(i, 1);
+      if (list.length === 0) this.byRpc.delete(rpc);
+      return true;
+    }
+    return false;
+  }
+
   /** Removes every fault, or those of one RPC. Calls already hanging stay hung until cancelled. */
   clear(rpc?: string): void {
     if (rpc === undefined) this.byRpc.clear();
@@ -259,14 +283,24 @@ export class Faults {
     return (this.byRpc.get(rpc)?.length ?? 0) > 0;
   }
 
-  before(rpc: string, cancelled: AbortSignal): Promise<{ code: number; message: string } | undefined> {
+  /** Which pod (`<namespace>/<name>`) a request concerns; set by the server, which knows the ids. */
+  podOf: (rpc: string, request: unknown) => string | undefined = () => undefined;
+
+  before(rpc: string, cancelled: AbortSignal, request?: unknown): Promise<{ code: number; message: string } | undefined> {
     const list = this.byRpc.get(rpc);
     if (!list || list.length === 0) return NO_FAULT;
-    const fault = list[0]!;
+    let pod: string | undefined | null = null;
+    const index = list.findIndex((f) => {
+      if (f.pod === undefined) return true;
+      if (pod === null) pod = this.podOf(rpc, request);
+      return f.pod === pod;
+    });
+    if (index < 0) return NO_FAULT;
+    const fault = list[index]!;
     if (fault.remaining !== undefined) {
       fault.remaining -= 1;
       if (fault.remaining <= 0) {
-        list.shift();
+        list.splice(index, 1);
         if (list.length === 0) this.byRpc.delete(rpc);
       }
     }

@@ -80,7 +80,7 @@ export function unary<Req, Res>(
       else answer(res);
       return;
     }
-    deps.faults.before(rpc, signal)
+    deps.faults.before(rpc, signal, call.request)
       .then((fault) => {
         if (fault) throw new CriError(fault.code, fault.message);
         return fn(call.request, signal);
@@ -101,7 +101,7 @@ export function streamNotImplemented(
     const signal = callSignal(call);
     deps.calls.record(service, rpc, call.request);
     const fail = (code: number, message: string) => call.emit('error', { code, details: message, message });
-    deps.faults.before(rpc, signal).then((fault) => {
+    deps.faults.before(rpc, signal, call.request).then((fault) => {
       if (signal.aborted) return;
       if (fault) fail(fault.code, fault.message);
       else fail(grpc.status.UNIMPLEMENTED, `method ${rpc} not implemented: ${why}`);

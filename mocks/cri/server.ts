@@ -56,6 +56,7 @@ export async function startMockCri(opts: MockCriOptions): Promise<MockCri> {
   const images = new ImageStore({ extra: opts.images, pullDelayMs: opts.pullDelayMs, fsMountpoint: join(root, 'images') });
   const runtime = new Runtime({ root, seccompDir, images, cgroupDriver: opts.cgroupDriver });
   const faults = new Faults();
+  faults.podOf = (_rpc, request) => podOfRequest(runtime, request);
   const calls = new CallLog();
   const control = makeControl(runtime, faults, calls);
 
@@ -123,6 +124,16 @@ async function removeSocket(path: string, ino: number): Promise<void> {
   } catch {
     /* already gone */
   }
+}
+
+/** `<namespace>/<name>` of the pod a request concerns, by its sandbox config or the id it names. */
+function podOfRequest(runtime: Runtime, request: unknown): string | undefined {
+  const r = (request ?? {}) as Record<string, any>;
+  const md = r.config?.metadata?.namespace !== undefined && r.config?.metadata?.uid !== undefined ? r.config.metadata : r.sandbox_config?.metadata;
+  if (md?.namespace && md?.name) return `${md.namespace}/${md.name}`;
+  const sandboxId: string | undefined = r.pod_sandbox_id || (r.container_id ? runtime.containers.get(r.container_id)?.sandboxId : undefined);
+  const s = sandboxId ? runtime.sandboxes.get(sandboxId) : undefined;
+  return s ? `${s.metadata.namespace}/${s.metadata.name}` : undefined;
 }
 
 /** The control operations (control.ts's interface) over this runtime. */

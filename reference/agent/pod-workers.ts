@@ -6,6 +6,7 @@
 // Before its first pass a pod is admitted (admission.ts), one pod at a time so that each decision counts
 // the pods admitted before it; a rejected pod is failed through the status subresource and never
 // reaches the runtime, not even when it is deleted.
+import { broken } from './breaks.js';
 import * as os from 'node:os';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -309,7 +310,9 @@ export class PodWorkers {
         this.lastPullFailure.set(imageKey, now);
         const delay = this.backoff.next(imageKey, now);
         e.waiting.set(c.name, { reason: 'ErrImagePull', message: runtimeMessage(err) });
-        this.retryLater(e, delay);
+        // The next pass comes within the back-off, so the pod shows ImagePullBackOff (as upstream's
+        // worker requeue does) whatever else triggers a pass; that pass waits out the rest.
+        this.retryLater(e, delay / 2);
         return false;
       }
     }
@@ -353,7 +356,8 @@ export class PodWorkers {
       return false;
     }
     try {
-      await this.o.runtime.startContainer(id);
+      // Test-only (breaks.ts): a created container is never started.
+      if (!broken('sync-skip-start-container')) await this.o.runtime.startContainer(id);
     } catch (err) {
       e.waiting.set(c.name, { reason: 'RunContainerError', message: runtimeMessage(err) });
       this.retryLater(e, this.backoff.next(`${e.uid}/${c.name}/create`));

@@ -3,11 +3,21 @@ import type { Case } from '../case.js';
 import { podCases } from './1-pods.js';
 import { nodeStatusCases } from './2.2-node-status.js';
 import { seccompCases } from './2.4-seccomp.js';
+import { agentSyncLoopCases } from './agent-1-sync-loop.js';
+import { agentNodeStatusCases } from './agent-2.2-node-status.js';
+import { agentSeccompCases } from './agent-2.4-seccomp.js';
+import { agentKernelCases } from './agent-2.5-kernel.js';
+import { agentExecCases } from './agent-exec.js';
 // <<imports>>
 
 export const nodeAgentCases: Case[] = [
   ...podCases,
   ...nodeStatusCases,
   ...seccompCases,
+  ...agentSyncLoopCases,
+  ...agentNodeStatusCases,
+  ...agentSeccompCases,
+  ...agentKernelCases,
+  ...agentExecCases,
   // <<cases>>
 ];

@@ -57,6 +57,7 @@ function fakeContext(namespace: string): CaseContext {
     namespace, labels: {}, runId: 'malformed', signal: new AbortController().signal,
     uniqueName: (hint = 'x') => `m-${hint}-${n++}-${randomUUID().slice(0, 8)}`,
     track: () => undefined, api: undefined as never, component: () => undefined as never, facts: {},
+    agent: () => undefined as never, cri: () => undefined as never, agents: undefined as never,
   };
 }
 

@@ -272,7 +272,7 @@ t.test('GET /state and POST /reset', async (t) => {
 });
 
 t.test('unknown routes are 404, wrong methods 405 with Allow', async (t) => {
-  for (const path of ['/', '/nope', '/calls/', '/containers/c1', '/containers/c1/kill', '/containers//exit', '/faults/1']) {
+  for (const path of ['/', '/nope', '/calls/', '/containers/c1', '/containers/c1/kill', '/containers//exit', '/faults/1/x']) {
     const r = await api('GET', path);
     t.equal(r.status, 404, path);
     t.match(r.body.error, /no route/);
@@ -280,6 +280,7 @@ t.test('unknown routes are 404, wrong methods 405 with Allow', async (t) => {
   for (const [method, path, allow] of [
     ['POST', '/calls', 'GET, DELETE'],
     ['PUT', '/faults', 'GET, POST, DELETE'],
+    ['GET', '/faults/fault-1', 'DELETE'],
     ['GET', '/runtime', 'POST'],
     ['GET', '/containers/c1/exit', 'POST'],
     ['DELETE', '/state', 'GET'],
