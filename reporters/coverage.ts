@@ -3,7 +3,7 @@
 // the run's cases naming it). The one place this is computed: the runner records it in the report,
 // the auditor reports draw their matrix from it, and CONFORMANCE.md uses the same per-requirement
 // result.
-import type { Case } from '../suites/case.js';
+import { AGENT_KINDS, type Case, type TargetKind } from '../suites/case.js';
 import { ALL_CASES } from '../suites/index.js';
 import { REQUIREMENTS, requirementById, type Requirement } from '../suites/requirements/index.js';
 import type { CaseResult, CaseStatus, CoverageCounts, RunCoverage, RunReport, SectionCoverage } from '../runner/results.js';
@@ -13,11 +13,28 @@ import { anchor } from './format.js';
 /** A requirement's result in a run: its cases' worst status, or why no case of the run speaks for it. */
 export type RequirementResult = CaseStatus | 'not-run' | 'not-covered';
 
-/** The items (cases or results) that name each requirement id. */
-export function byRequirement<T extends { readonly requirements: readonly string[] }>(items: readonly T[]): Map<string, T[]> {
+/** True for a case (or result) that observes a node agent: it needs an agent, the mock CRI or agent-exec. */
+export function observesAgent(item: { readonly needs?: readonly TargetKind[] }): boolean {
+  return (item.needs ?? []).some((k) => AGENT_KINDS.has(k));
+}
+
+/**
+ * Whether a case (or result) counts for a requirement it names: a spec 001 rule about the agent
+ * (not marked `surface: 'api'`) counts only cases that observe an agent. Cases that store Node, Pod or
+ * Lease objects through the API check the control plane, not an agent.
+ */
+export function countsFor(item: { readonly needs?: readonly TargetKind[] }, id: string): boolean {
+  const r = requirementById(id);
+  if (!r || r.doc !== '001' || r.surface === 'api') return true;
+  return observesAgent(item);
+}
+
+/** The items (cases or results) that name each requirement id, and count for it (countsFor). */
+export function byRequirement<T extends { readonly requirements: readonly string[]; readonly needs?: readonly TargetKind[] }>(items: readonly T[]): Map<string, T[]> {
   const out = new Map<string, T[]>();
   for (const item of items) {
     for (const id of new Set(item.requirements)) {
+      if (!countsFor(item, id)) continue;
       const list = out.get(id);
       if (list) list.push(item);
       else out.set(id, [item]);
@@ -55,7 +72,7 @@ function zero(): CoverageCounts {
 export function computeCoverage(
   results: readonly CaseResult[],
   requirements: readonly Requirement[] = REQUIREMENTS,
-  kit: readonly Pick<Case, 'requirements'>[] = ALL_CASES,
+  kit: readonly (Pick<Case, 'requirements'> & { readonly needs?: readonly TargetKind[] })[] = ALL_CASES,
 ): RunCoverage {
   const kitByReq = byRequirement(kit);
   const resultsByReq = byRequirement(results);

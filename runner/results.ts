@@ -1,6 +1,6 @@
 // Results of a run: what reporters render and what `report` reads back from JSON.
 import type { Level, SpecDoc } from '../suites/requirements/types.js';
-import type { Impact } from '../suites/case.js';
+import type { Impact, TargetKind } from '../suites/case.js';
 
 /** One HTTP request and its response, as a case's client saw it. */
 export interface Exchange {
@@ -32,6 +32,8 @@ export interface CaseResult {
   spec: { doc: SpecDoc; section: string };
   level: Level;
   impact: Impact;
+  /** The targets the case needed (older reports lack it): only cases that observe an agent count for agent rules. */
+  needs?: TargetKind[];
   status: CaseStatus;
   durationMs: number;
   /** Failure, error or skip reason; empty for a plain pass. */

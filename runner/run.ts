@@ -386,7 +386,7 @@ async function closeAgentPools(group: TargetGroup): Promise<void> {
 function resultOf(c: Case, status: CaseStatus, durationMs: number, message: string): CaseResult {
   return {
     id: c.id, title: c.title, suite: c.suite, requirements: [...c.requirements], spec: { ...c.spec },
-    level: c.level, impact: c.impact, status, durationMs, message, exchanges: [],
+    level: c.level, impact: c.impact, needs: [...c.needs], status, durationMs, message, exchanges: [],
   };
 }
 

@@ -108,46 +108,55 @@ export const NODE_AGENT: readonly Requirement[] = [
   {
     id: '001-1-pod-containers-required',
     doc: '001', section: '1', sectionTitle: 'What the service does', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: "The pods the agent runs come from the control plane's Pod resource (core v1, namespaced, status subresource); a Pod's spec.containers needs at least one container (`spec.containers: Required value`).",
   },
   {
     id: '001-1-pod-container-name',
     doc: '001', section: '1', sectionTitle: 'What the service does', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: 'A container name is a DNS-1123 label, unique across containers, initContainers and ephemeralContainers (`Duplicate value`).',
   },
   {
     id: '001-1-pod-container-image-required',
     doc: '001', section: '1', sectionTitle: 'What the service does', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: 'Each container (and init container) needs an image (`spec.containers[i].image: Required value`).',
   },
   {
     id: '001-1-pod-ephemeral-containers-not-on-create',
     doc: '001', section: '1', sectionTitle: 'What the service does', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: 'ephemeralContainers cannot be set when a Pod is created: `spec.ephemeralContainers: Forbidden: cannot be set on create`.',
   },
   {
     id: '001-1-pod-node-name',
     doc: '001', section: '1', sectionTitle: 'What the service does', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: 'spec.nodeName assigns the pod to a node (the agent syncs the pods whose nodeName matches its node); it is a DNS-1123 subdomain.',
   },
   {
     id: '001-1-pod-spec-immutable',
     doc: '001', section: '1', sectionTitle: 'What the service does', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: "A Pod's spec cannot change after creation except the images of containers and init containers, activeDeadlineSeconds (set or lowered), additions to tolerations, terminationGracePeriodSeconds and removals of schedulingGates: `spec: Forbidden: pod updates may not change fields other than ...`.",
   },
   {
     id: '001-1-pod-initial-status',
     doc: '001', section: '1', sectionTitle: 'What the service does', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: 'A created Pod starts with status.phase Pending (whatever status the client sent), with its qosClass computed.',
   },
   {
     id: '001-1-pod-status-phase',
     doc: '001', section: '1', sectionTitle: 'What the service does', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: 'Pod status.phase is Pending, Running, Succeeded, Failed or Unknown; another value is rejected (Unsupported value).',
   },
   {
     id: '001-1-pod-scheduling-group',
     doc: '001', section: '1', sectionTitle: 'What the service does', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: 'spec.schedulingGroup names the PodGroup a pod belongs to (string, a DNS-1123 subdomain), stored as given.',
   },
 
@@ -343,21 +352,25 @@ export const NODE_AGENT: readonly Requirement[] = [
   {
     id: '001-2.2-address-types',
     doc: '001', section: '2.2', sectionTitle: 'Node status fields', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: "A node address has a type, one of `HostName` (upstream's wire value `Hostname`), `ExternalIP`, `InternalIP` (and upstream's `InternalDNS`, `ExternalDNS`), and an address; another type is rejected (Unsupported value).",
   },
   {
     id: '001-2.2-address-unique',
     doc: '001', section: '2.2', sectionTitle: 'Node status fields', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: "A node's status.addresses has no duplicate entry (`status.addresses[i]: Duplicate value`).",
   },
   {
     id: '001-2.2-resources-non-negative',
     doc: '001', section: '2.2', sectionTitle: 'Node status fields', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: 'Node capacity and allocatable values are quantities that are not negative: `status.capacity.<resource>: Invalid value: ...: must be greater than or equal to 0`.',
   },
   {
     id: '001-2.2-node-status-subresource',
     doc: '001', section: '2.2', sectionTitle: 'Node status fields', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: 'Node (core v1, cluster-scoped) has a status subresource: status written through /status keeps the spec, and the main resource keeps the status; the status sent when the node is created is kept (the agent registers its node with status).',
   },
   {
@@ -368,16 +381,19 @@ export const NODE_AGENT: readonly Requirement[] = [
   {
     id: '001-2.2-lease-duration-positive',
     doc: '001', section: '2.2', sectionTitle: 'Node status fields', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: 'Lease spec.leaseDurationSeconds, when set, is greater than 0 (`must be greater than 0`).',
   },
   {
     id: '001-2.2-lease-transitions-non-negative',
     doc: '001', section: '2.2', sectionTitle: 'Node status fields', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: 'Lease spec.leaseTransitions, when set, is not negative (`must be greater than or equal to 0`).',
   },
   {
     id: '001-2.2-lease-strategy',
     doc: '001', section: '2.2', sectionTitle: 'Node status fields', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: 'Lease spec.strategy is `OldestEmulationVersion` or a prefixed qualified name; spec.preferredHolder needs a strategy (`may only be specified if `strategy` is defined`).',
   },
 
@@ -452,26 +468,31 @@ export const NODE_AGENT: readonly Requirement[] = [
   {
     id: '001-2.4-localhost-profile-required',
     doc: '001', section: '2.4', sectionTitle: 'Seccomp fields', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: 'An empty localhostProfile with type Localhost is rejected: `localhostProfile must be set if seccompProfile type is Localhost.`',
   },
   {
     id: '001-2.4-localhost-profile-relative',
     doc: '001', section: '2.4', sectionTitle: 'Seccomp fields', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: 'localhostProfile must be a relative path (`must be a relative path`).',
   },
   {
     id: '001-2.4-localhost-profile-no-parent',
     doc: '001', section: '2.4', sectionTitle: 'Seccomp fields', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: "localhostProfile has no `..` element (`must not contain '..'`).",
   },
   {
     id: '001-2.4-seccomp-type-values',
     doc: '001', section: '2.4', sectionTitle: 'Seccomp fields', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: 'A seccompProfile type other than Unconfined, RuntimeDefault or Localhost is rejected (`seccompProfile.type: Unsupported value`).',
   },
   {
     id: '001-2.4-localhost-profile-only-localhost',
     doc: '001', section: '2.4', sectionTitle: 'Seccomp fields', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
     text: 'localhostProfile is allowed only with type Localhost: `seccompProfile.localhostProfile: Invalid value: ...: can only be set when seccomp type is Localhost`.',
   },
   {

@@ -31,4 +31,10 @@ export interface Requirement {
   readonly source: RuleSource;
   /** The rule in the spec's own words (or the ground-truth note's, for source `ground-truth`). */
   readonly text: string;
+  /**
+   * Spec 001 only. `api`: the rule is about objects the control plane stores and validates (Pod, Node,
+   * Lease fields), so a case against the API observes it. Without it a spec 001 rule is about the
+   * node agent, and only a case that observes an agent (needs agent, cri or agent-exec) covers it.
+   */
+  readonly surface?: 'api';
 }

@@ -143,6 +143,19 @@ t.test('GET/DELETE /calls', async (t) => {
   t.same((await api('GET', '/calls')).body.calls, []);
 });
 
+t.test('DELETE /faults/{id} removes that fault only; an id no fault has is 404', async (t) => {
+  const a = (await api('POST', '/faults', { rpc: 'Version', code: 2, pod: 'ns/a' })).body;
+  const b = (await api('POST', '/faults', { rpc: 'Version', code: 3 })).body;
+  t.equal(a.pod, 'ns/a', 'pod is kept');
+  let r = await api('DELETE', `/faults/${a.id}`);
+  t.same([r.status, r.body], [200, { cleared: 1 }]);
+  r = await api('DELETE', `/faults/${a.id}`);
+  t.equal(r.status, 404);
+  t.match(r.body.error, /no active fault/);
+  t.same(fake.faults.list().map((f) => f.id), [b.id], 'the other fault stays');
+  await api('DELETE', '/faults');
+});
+
 t.test('POST/GET/DELETE /faults drive the runtime\'s faults', async (t) => {
   let r = await api('POST', '/faults', { rpc: 'CheckpointContainer', code: 12, message: 'not supported', times: 2 });
   t.equal(r.status, 201);
