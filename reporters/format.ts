@@ -109,9 +109,10 @@ export function formatDuration(ms: number): string {
 }
 
 export function targetLabel(target: RunReport['target']): string {
-  if (target.embedded) return target.api ? `${target.api} (embedded reference)` : 'embedded reference';
+  const agent = target.agent ? `, agent ${target.agent.url} (node ${target.agent.node})` : '';
+  if (target.embedded) return `${target.api ? `${target.api} (embedded reference)` : 'embedded reference'}${agent}`;
   const metrics = Object.entries(target.metrics ?? {}).map(([name, url]) => `${name}=${url}`).join(', ');
-  return `${target.api ?? '(no API URL)'}${metrics ? ` (metrics: ${metrics})` : ''}`;
+  return `${target.api ?? '(no API URL)'}${metrics ? ` (metrics: ${metrics})` : ''}${agent}`;
 }
 
 /** `GET https://host/path -> 404 (12ms)`, or `-> no response: <error>`. */

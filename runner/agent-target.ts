@@ -4,6 +4,7 @@
 import type { Dispatcher } from 'undici';
 import { ApiClient, createDispatcher, type ApiResponse, type TargetConnection } from './client.js';
 import type { Exchange } from './results.js';
+import type { CallRecord, FaultSpec } from '../mocks/cri/faults.js';
 import type { LaunchedAgent, LaunchOptions } from './agent-exec.js';
 
 export type { LaunchedAgent, LaunchOptions };
@@ -16,25 +17,9 @@ export interface AgentTarget {
   nodeName: string;
 }
 
-/** A call the mock CRI recorded (mocks/cri/faults.ts CallRecord). */
-export interface CriCall {
-  seq: number;
-  time: string;
-  service: 'RuntimeService' | 'ImageService';
-  rpc: string;
-  request: any;
-}
-
-/** A fault to inject (mocks/cri/faults.ts FaultSpec); `pod` keeps it to one pod's calls. */
-export interface CriFault {
-  rpc: string;
-  code?: number;
-  message?: string;
-  delayMs?: number;
-  hang?: boolean;
-  times?: number;
-  pod?: string;
-}
+/** A call the mock CRI recorded, and a fault to inject (`pod` keeps it to one pod's calls). */
+export type CriCall = CallRecord & { request: any };
+export type CriFault = FaultSpec;
 
 /** A control request the mock refused: a set-up problem of the run, not a verdict on the agent. */
 export class CriControlError extends Error {

@@ -1,0 +1,6 @@
+// The areas the agent proofs are split into, one test file each (by case id).
+export const SYNC = /^agent\.(sync|pleg|kernel)\./;
+export const NODE = /^agent\.(node|lease|conditions)\./;
+export const SECCOMP = /^agent\.seccomp\./;
+export const EXEC = /^agent\.(files|lock|config|watchdog|healthz|standalone)\./;
+export const PROOF_AREAS = [SYNC, NODE, SECCOMP, EXEC];
