@@ -111,7 +111,8 @@ export function agentLauncher(deps: LauncherDeps): { launch(o?: LaunchOptions): 
     await chmod(workDir, 0o700);
     cleanups.push(() => rm(workDir, { recursive: true, force: true }));
     const rootDir = o.rootDir ?? join(workDir, 'root');
-    const cri = o.cri ?? await startMockCri({ socket: join(workDir, 'cri', 'cri.sock'), root: join(workDir, 'cri-state') });
+    // The runtime reads Localhost seccomp profiles where the agent keeps them (§2.1), as on a real node.
+    const cri = o.cri ?? await startMockCri({ socket: join(workDir, 'cri', 'cri.sock'), root: join(workDir, 'cri-state'), seccompDir: join(rootDir, 'seccomp') });
     if (!o.cri) cleanups.push(() => cri.close());
     const nodeName = o.nodeName ?? deps.uniqueName('node');
     const port = await freePort();

@@ -143,7 +143,7 @@ export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId:
 export async function startEmbeddedNode(group: Omit<TargetGroup, 'cases'>, runId: string): Promise<{ node: NodeTargets; close(): Promise<void> }> {
   const [{ startMockCri }, { startAgent }] = await Promise.all([import('../mocks/cri/server.js'), import('../reference/agent/agent.js')]);
   const dir = await mkdtemp(join(tmpdir(), 'oc-node-'));
-  const cri = await startMockCri({ socket: join(dir, 'cri', 'cri.sock'), control: join(dir, 'cri', 'control.sock'), root: join(dir, 'cri-state') });
+  const cri = await startMockCri({ socket: join(dir, 'cri', 'cri.sock'), control: join(dir, 'cri', 'control.sock'), root: join(dir, 'cri-state'), seccompDir: join(dir, 'root', 'seccomp') });
   let agent;
   try {
     agent = await startAgent({

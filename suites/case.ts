@@ -12,8 +12,9 @@ import type { AgentLauncher, CriControlClient } from '../runner/agent-target.js'
  */
 export type Impact = 'read-only' | 'namespaced' | 'cluster-scoped' | 'node' | 'disruptive';
 
-/** Impacts whose cases work in the run's namespace, created before they start. */
-export const NAMESPACE_IMPACTS: ReadonlySet<Impact> = new Set(['namespaced', 'node']);
+/** Impacts whose cases work in the run's namespace, created before they start (disruptive cases may
+ *  run pods on the agents they start). */
+export const NAMESPACE_IMPACTS: ReadonlySet<Impact> = new Set(['namespaced', 'node', 'disruptive']);
 
 /**
  * Which target a case needs: 'api' the control-plane API; 'metrics' the metrics and debug endpoints

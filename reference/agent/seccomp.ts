@@ -6,6 +6,7 @@
 // `<rootDir>/seccomp`; its name is validated as the API server validates it (relative, no `..`).
 // Whether the file exists is the runtime's business: its refusal is a CreateContainerError.
 import { isAbsolute, join } from 'node:path';
+import { broken } from './breaks.js';
 
 export type SeccompProfileType = 'RuntimeDefault' | 'Unconfined' | 'Localhost';
 
@@ -68,11 +69,18 @@ function fromField(profile: SeccompProfile, field: string, rootDir: string): Cri
   }
   if (type === 'Localhost') {
     const name = checkLocalhostProfile(`${field}.localhostProfile`, profile.localhostProfile);
+    // Test-only (breaks.ts): a Localhost profile is not passed on, so a missing one goes unnoticed.
+    if (broken('seccomp-localhost-ignored')) return { profile_type: 'RuntimeDefault', localhost_ref: '' };
+    // Test-only (breaks.ts): the profile is looked up outside `<rootDir>/seccomp`.
+    if (broken('seccomp-localhost-wrong-dir')) return { profile_type: 'Localhost', localhost_ref: join(rootDir, 'profiles', name) };
     return { profile_type: 'Localhost', localhost_ref: join(rootDir, 'seccomp', name) };
   }
   if (profile.localhostProfile !== undefined && profile.localhostProfile !== null) {
     throw new SeccompFieldError(`${field}.localhostProfile`, `Invalid value: ${JSON.stringify(profile.localhostProfile)}: can only be set when seccomp type is Localhost`);
   }
+  // Test-only (breaks.ts): one of the two types is passed on as the other.
+  if (type === 'RuntimeDefault' && broken('seccomp-runtime-default-as-unconfined')) return { profile_type: 'Unconfined', localhost_ref: '' };
+  if (type === 'Unconfined' && broken('seccomp-unconfined-as-runtime-default')) return { profile_type: 'RuntimeDefault', localhost_ref: '' };
   return { profile_type: type as SeccompProfileType, localhost_ref: '' };
 }
 
@@ -83,10 +91,21 @@ function fromField(profile: SeccompProfile, field: string, rootDir: string): Cri
  * `<rootDir>/seccomp/<localhostProfile>` after validation; a bad field throws SeccompFieldError.
  */
 export function effectiveSeccomp(pod: any, container: any, opts: { rootDir: string; seccompDefault: boolean }): CriSecurityProfile {
-  if (container?.securityContext?.privileged === true) return { profile_type: 'Unconfined', localhost_ref: '' };
+  if (container?.securityContext?.privileged === true) {
+    if (broken('seccomp-privileged-confined')) {
+      // Test-only (breaks.ts): the container loses `privileged` (the caller reads it after this call
+      // for the CRI request) and gets the profile it would have without it, so it runs confined.
+      container.securityContext = { ...container.securityContext, privileged: false };
+    } else {
+      return { profile_type: 'Unconfined', localhost_ref: '' };
+    }
+  }
   const own: SeccompProfile | undefined = container?.securityContext?.seccompProfile ?? undefined;
-  if (own) return fromField(own, `${containerField(pod, container)}.securityContext.seccompProfile`, opts.rootDir);
   const podLevel: SeccompProfile | undefined = pod?.spec?.securityContext?.seccompProfile ?? undefined;
-  if (podLevel) return fromField(podLevel, 'spec.securityContext.seccompProfile', opts.rootDir);
+  // Test-only (breaks.ts): the pod's profile wins over the container's own.
+  if (podLevel && own && broken('seccomp-pod-wins')) return fromField(podLevel, 'spec.securityContext.seccompProfile', opts.rootDir);
+  if (own) return fromField(own, `${containerField(pod, container)}.securityContext.seccompProfile`, opts.rootDir);
+  // Test-only (breaks.ts): containers without a profile do not inherit the pod's.
+  if (podLevel && !broken('seccomp-no-inherit')) return fromField(podLevel, 'spec.securityContext.seccompProfile', opts.rootDir);
   return { profile_type: opts.seccompDefault ? 'RuntimeDefault' : 'Unconfined', localhost_ref: '' };
 }

@@ -5,7 +5,6 @@ import type { CaseContext, Impact, TargetKind } from '../case.js';
 import type { Level } from '../requirements/types.js';
 import type { CriCall } from '../../runner/agent-target.js';
 import { fail, show } from '../verify.js';
-import { RUN_LABEL } from '../../runner/run.js';
 
 /** Pods cases run come from the mock CRI's catalogue: pullable without a network. */
 export const RUN_IMAGE = 'docker.io/library/busybox:1.36';
@@ -27,10 +26,10 @@ export const nodePath = (name: string) => `/api/v1/nodes/${name}`;
 /**
  * Creates a pod bound to the agent's node (spec.nodeName set, so no scheduler is involved) in the
  * run's namespace, labelled with the run and tracked for deletion. `spec` is merged over one
- * container `c` of RUN_IMAGE that sleeps.
+ * container `c` of RUN_IMAGE that sleeps. `name` is for a case that must know it before the pod
+ * exists (e.g. to fault the pod's runtime calls first).
  */
-export async function createPodOnNode(ctx: CaseContext, spec: Record<string, unknown> = {}, hint = 'pod', nodeName = ctx.agent().nodeName): Promise<any> {
-  const name = ctx.uniqueName(hint);
+export async function createPodOnNode(ctx: CaseContext, spec: Record<string, unknown> = {}, hint = 'pod', nodeName = ctx.agent().nodeName, name = ctx.uniqueName(hint)): Promise<any> {
   const body = {
     apiVersion: 'v1', kind: 'Pod',
     metadata: { name, namespace: ctx.namespace, labels: { ...ctx.labels } },
@@ -127,5 +126,11 @@ export function containerStatus(pod: any, name = 'c'): any {
 
 export const isRunning = (pod: any) => pod?.status?.phase === 'Running' && containerStatus(pod)?.state?.running !== undefined;
 
-/** The label every object of the run carries, for objects a case writes by other means. */
-export const runLabel = (ctx: CaseContext) => ({ [RUN_LABEL]: ctx.runId });
+/** The runtime's id of a container from its status' containerID (`<runtime>://<id>`). */
+export const runtimeId = (containerID: string | undefined): string | undefined => containerID?.replace(/^[^:]+:\/\//, '') || undefined;
+
+/** The ids of the sandboxes the runtime holds now for the pod (by its sandbox metadata). */
+export async function sandboxIdsOf(ctx: CaseContext, pod: any): Promise<string[]> {
+  const state = await ctx.cri().state();
+  return state.sandboxes.filter((s: any) => s.metadata?.namespace === pod.metadata.namespace && s.metadata?.name === pod.metadata.name).map((s: any) => s.id);
+}

@@ -42,7 +42,7 @@ export async function startProofNode(runId: string, breakage: AgentBreakage = {}
     const agentExec = `${breakage.switch ? `env ${BREAK_ENV}=${breakage.switch} ` : ''}${referenceAgentCommand()}`;
     const dir = await mkdtemp(join(tmpdir(), 'oc-proof-node-'));
     closers.push(() => rm(dir, { recursive: true, force: true }));
-    const cri = await startMockCri({ socket: join(dir, 'cri', 'cri.sock'), control: join(dir, 'cri', 'control.sock'), root: join(dir, 'cri-state') });
+    const cri = await startMockCri({ socket: join(dir, 'cri', 'cri.sock'), control: join(dir, 'cri', 'control.sock'), root: join(dir, 'cri-state'), seccompDir: join(dir, 'root', 'seccomp') });
     closers.push(() => cri.close());
     if (!withAgent) return { target, node: { agentExec, criControl: cri.controlPath }, cri, output: () => '', close };
 
