@@ -16,6 +16,7 @@ import { loadKubeconfig } from '../../runner/kubeconfig.js';
 import { UsageError } from '../../runner/errors.js';
 import { startAgent, type RunningAgent } from '../../reference/agent/agent.js';
 import { EXIT } from './exit-codes.js';
+import { broken } from '../../reference/agent/breaks.js';
 
 export interface AgentArgs {
   kubeconfig?: string;
@@ -79,7 +80,8 @@ function flagValues(args: AgentArgs, cfg: AgentConfiguration): Record<string, st
 export async function cmdAgent(args: AgentArgs): Promise<number> {
   // The lock comes before anything else: a second agent on the same lock file changes nothing.
   let lock: { release(): Promise<void> } | undefined;
-  if (args.lockFile !== undefined) {
+  // Test-only (breaks.ts): --lock-file ignored.
+  if (args.lockFile !== undefined && !broken('lock-ignored')) {
     if (args.lockFile.trim() === '') throw new UsageError('--lock-file needs a path');
     try {
       lock = await acquireLock(args.lockFile);
@@ -132,6 +134,8 @@ async function runAgent(args: AgentArgs): Promise<number> {
     api = { url: k.server, token: k.token, caPem: k.caPem };
   }
   if (args.api) api = { ...api, url: args.api };
+  // Test-only (breaks.ts): no standalone mode.
+  if (!api && broken('standalone-refused')) throw new UsageError('no control plane given (--kubeconfig or --api)');
   if (!api && (args.token || args.tokenFile || args.ca)) throw new UsageError('--token, --token-file and --ca need --api or --kubeconfig');
   if (api) {
     if (args.token) api.token = args.token;
@@ -161,7 +165,7 @@ async function runAgent(args: AgentArgs): Promise<number> {
       allowedUnsafeSysctls: cfg.allowedUnsafeSysctls,
       fileCheckFrequencyMs: durationMs(cfg.fileCheckFrequency),
       featureGates: gates,
-      serve: { address: cfg.address, port: cfg.port, certDir: args.certDir, flags: flagValues(args, cfg), configz: configzBody(cfg) },
+      serve: { address: cfg.address, port: cfg.port, certDir: broken('certdir-ignored') ? undefined : args.certDir, flags: flagValues(args, cfg), configz: configzBody(cfg) },
       watchdogEnv: process.env,
     });
   } catch (err) {

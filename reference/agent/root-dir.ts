@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { broken } from './breaks.js';
 
 export const CPU_MANAGER_STATE = 'cpu_manager_state';
 export const MEMORY_MANAGER_STATE = 'memory_manager_state';
@@ -149,6 +150,8 @@ async function podResourceRecords(path: string): Promise<PodResourceRecords> {
     record(pod) {
       const uid = pod?.metadata?.uid;
       if (typeof uid !== 'string' || uid === '') return Promise.reject(new RootDirError('cannot record a pod without metadata.uid'));
+      // Test-only (breaks.ts): admitted pods not recorded in allocated_pods_state.
+      if (broken('rootdir-no-allocation-records') && path.endsWith(ALLOCATED_PODS_STATE)) return Promise.resolve();
       entries = { ...entries, [uid]: podResourceInfo(pod) };
       return persist();
     },
@@ -230,11 +233,19 @@ export async function prepareRootDir(rootDir: string): Promise<RootDirLayout> {
     pkiDir: p('pki'),
     imageManagerDir: p('image_manager'),
   };
+  // Test-only (breaks.ts): one entry of the layout left out.
+  const skipped = new Set([
+    ...(broken('rootdir-no-plugins-registry') ? [dirs.pluginsRegistryDir] : []),
+    ...(broken('rootdir-no-pod-resources') ? [dirs.podResourcesDir] : []),
+    ...(broken('rootdir-no-image-manager') ? [dirs.imageManagerDir] : []),
+  ]);
   try {
     await privateDir(rootDir);
-    for (const d of Object.values(dirs)) await privateDir(d);
-    await privateDir(p('image_manager', 'pulling'));
-    await privateDir(p('image_manager', 'pulled'));
+    for (const d of Object.values(dirs)) if (!skipped.has(d)) await privateDir(d);
+    if (!skipped.has(dirs.imageManagerDir)) {
+      await privateDir(p('image_manager', 'pulling'));
+      await privateDir(p('image_manager', 'pulled'));
+    }
   } catch (err) {
     if (err instanceof RootDirError) throw err;
     throw new RootDirError(`cannot prepare root dir ${rootDir}: ${(err as Error).message}`);
@@ -243,7 +254,7 @@ export async function prepareRootDir(rootDir: string): Promise<RootDirLayout> {
   await checkCpuManagerState(stateFiles.cpuManager);
   await writeAtomic(stateFiles.cpuManager, cpuManagerState());
   await writeAtomic(stateFiles.memoryManager, memoryManagerState());
-  await writeAtomic(stateFiles.draManager, draManagerState());
+  if (!broken('rootdir-no-dra-state')) await writeAtomic(stateFiles.draManager, draManagerState());
   const allocatedPods = await podResourceRecords(p(ALLOCATED_PODS_STATE));
   const actuatedPods = await podResourceRecords(p(ACTUATED_PODS_STATE));
 

@@ -10,6 +10,7 @@
 import { unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { onFirstUse } from '../packages.js';
+import { broken } from './breaks.js';
 
 const require = createRequire(import.meta.url);
 
@@ -60,7 +61,8 @@ export class WatchdogConfigError extends Error {
  * is a file system path.
  */
 export function unixAddress(address: string): { addr: Buffer; len: number } {
-  const abstract = address.startsWith('@');
+  // Test-only (breaks.ts): `@name` taken for a file path.
+  const abstract = address.startsWith('@') && !broken('watchdog-no-abstract');
   const name = abstract ? Buffer.concat([Buffer.from([0]), Buffer.from(address.slice(1), 'utf8')]) : Buffer.from(address, 'utf8');
   if (address === '' || address === '@') throw new WatchdogConfigError(`invalid unix socket address ${JSON.stringify(address)}`);
   // sun_path holds 108 bytes; a path also needs its terminating NUL.
@@ -100,10 +102,11 @@ export function watchdogTimeoutMs(env: NodeJS.ProcessEnv): number | undefined {
     throw new WatchdogConfigError(`WATCHDOG_USEC=${JSON.stringify(usecText)} is not a whole number of microseconds`);
   }
   const usec = Number(usecText.trim());
-  if (usec === 0) return undefined;
+  // Test-only (breaks.ts): 0 taken for a 2 s timeout instead of "off".
+  if (usec === 0) return broken('watchdog-zero-pings') ? 2_000 : undefined;
   const pidText = env.WATCHDOG_PID;
   if (pidText !== undefined && pidText.trim() !== '' && Number(pidText) !== process.pid) return undefined;
-  if (usec < 1_000_000) {
+  if (usec < 1_000_000 && !broken('watchdog-no-minimum')) {
     throw new WatchdogConfigError(
       `watchdog timeout too small: WATCHDOG_USEC=${usec} (${usec / 1e6} s); the minimum supported timeout is 1 s (WatchdogSec=1)`,
     );
@@ -136,7 +139,8 @@ export async function startWatchdog(
   if (address === undefined || address === '') return undefined;
   const target = unixAddress(address);
   const timeoutMs = watchdogTimeoutMs(env);
-  const intervalMs = timeoutMs === undefined ? undefined : timeoutMs / 2;
+  // Test-only (breaks.ts): a ping every timeout instead of every half.
+  const intervalMs = timeoutMs === undefined ? undefined : broken('watchdog-wrong-interval') ? timeoutMs : timeoutMs / 2;
   const fd = newDatagramSocket();
   const stats = { sent: 0, skipped: 0, failed: 0 };
   let stopped = false;
@@ -180,7 +184,8 @@ export async function startWatchdog(
     async ready() {
       if (readySent || stopped) return;
       readySent = true;
-      send('READY=1');
+      // Test-only (breaks.ts): READY=1 never sent.
+      if (!broken('watchdog-no-ready')) send('READY=1');
     },
     stop() {
       if (stopped) return;

@@ -8,6 +8,7 @@
 // of the two and tells an operator about a typo at once.)
 import { yaml } from '../../packages.js';
 import { formatGoDuration, parseGoDuration } from './go-duration.js';
+import { broken } from '../breaks.js';
 
 export const AGENT_CONFIG_API_VERSION = 'agent.config.orch.io/v1beta1';
 export const AGENT_CONFIG_KIND = 'AgentConfiguration';
@@ -275,6 +276,8 @@ function check(value: unknown, type: FieldType, path: string, errors: string[], 
     if (!Number.isSafeInteger(value)) return bad('an integer of at most 53 bits');
     return value;
   }
+  // Test-only (breaks.ts): a string taken for a list of one string.
+  if (typeof type === 'object' && 'list' in type && typeof value === 'string' && broken('config-types-loose')) return [value];
   if (type === 'duration') {
     if (typeof value !== 'string') return bad('a duration string such as "1m0s"');
     const ns = parseGoDuration(value);
@@ -342,7 +345,7 @@ export function checkFields(
  * refused (all listed, as upstream's strict decoder lists them); types are checked. The result has
  * neither apiVersion nor kind; a null value is kept (in a drop-in it removes the field).
  */
-export function decodeConfigFile(path: string, text: string): Partial<AgentConfiguration> {
+export function decodeConfigFile(path: string, text: string, test: { lenient?: boolean } = {}): Partial<AgentConfiguration> {
   const Y = yaml();
   if (text.trim() === '') throw new ConfigError(`agent config file ${JSON.stringify(path)} was empty`);
   const doc = Y.parseDocument(text, { uniqueKeys: false, prettyErrors: false });
@@ -352,6 +355,13 @@ export function decodeConfigFile(path: string, text: string): Partial<AgentConfi
     throw new ConfigError(`${path}: want a mapping with apiVersion, kind and configuration fields, got ${kindOf(value)}`);
   }
   const { apiVersion, kind, ...fields } = value as Record<string, unknown>;
+  // Test-only (breaks.ts): a file decoded leniently (no type, unknown fields dropped), or its type not checked.
+  if (test.lenient) {
+    const known = Object.fromEntries(Object.entries(fields).filter(([k]) => k in AGENT_CONFIG_FIELDS));
+    return checkFields(path, known, AGENT_CONFIG_FIELDS);
+  }
+  if (broken('config-key-refused') && 'staticPodURLHeader' in fields) throw new ConfigError(`${path}: strict decoding error: unknown field "staticPodURLHeader"`);
+  if (broken('config-kind-ignored')) return checkFields(path, fields, AGENT_CONFIG_FIELDS);
   if (apiVersion === undefined || apiVersion === null || apiVersion === '') {
     throw new ConfigError(`${path}: field "apiVersion" is missing: want "${AGENT_CONFIG_API_VERSION}"`);
   }

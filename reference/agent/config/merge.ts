@@ -18,6 +18,7 @@ import {
   type FieldType,
 } from './configuration.js';
 import { parseGoDuration } from './go-duration.js';
+import { broken } from '../breaks.js';
 
 type Json = Record<string, unknown>;
 
@@ -25,14 +26,30 @@ function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * Test-only: a drop-in merged wrongly in exactly one of §5.1's rules (breaks.ts). `path` is where
+ * the value sits in the configuration; undefined means: merge as RFC 7386 says.
+ */
+function brokenMerge(target: unknown, patch: unknown, path: readonly string[]): { value: unknown } | undefined {
+  const top = path.length === 1;
+  if (top && broken('config-scalars-keep') && !isObject(patch) && !Array.isArray(patch) && target !== undefined && !isObject(target) && !Array.isArray(target)) return { value: target };
+  if (top && broken('config-lists-append') && Array.isArray(patch) && Array.isArray(target)) return { value: [...target, ...patch] };
+  if (top && broken('config-nested-replace') && path[0] === 'authorization' && isObject(patch)) return { value: structuredClone(patch) };
+  if (top && broken('config-maps-replace') && path[0] === 'featureGates' && isObject(patch)) return { value: structuredClone(patch) };
+  if (path.length === 2 && path[0] === 'staticPodURLHeader' && broken('config-map-lists-append') && Array.isArray(patch) && Array.isArray(target)) return { value: [...target, ...patch] };
+  return undefined;
+}
+
 /** RFC 7386 MergePatch(target, patch); undefined entries of the patch are ignored. */
-function mergePatch(target: unknown, patch: unknown): unknown {
+function mergePatch(target: unknown, patch: unknown, path: readonly string[] = []): unknown {
+  const b = brokenMerge(target, patch, path);
+  if (b) return b.value;
   if (!isObject(patch)) return structuredClone(patch);
   const out: Json = isObject(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === undefined) continue;
     if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
+    else out[k] = mergePatch(out[k], v, [...path, k]);
   }
   return out;
 }
@@ -53,7 +70,8 @@ function withoutNulls(v: unknown): unknown {
  */
 export function mergeConfig(base: Partial<AgentConfiguration>, ...dropIns: Partial<AgentConfiguration>[]): Partial<AgentConfiguration> {
   let merged: unknown = withoutNulls(base);
-  for (const dropIn of dropIns) merged = mergePatch(merged, dropIn);
+  // Test-only (breaks.ts): only the first drop-in is applied.
+  for (const dropIn of broken('config-first-drop-in-only') ? dropIns.slice(0, 1) : dropIns) merged = mergePatch(merged, dropIn);
   return withoutNulls(merged) as Partial<AgentConfiguration>;
 }
 
@@ -65,6 +83,8 @@ export function dropInFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string): void => {
     const entries = readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // Test-only (breaks.ts): the drop-ins walked in reverse lexical order.
+    if (broken('config-drop-ins-unsorted')) entries.reverse();
     for (const e of entries) {
       const p = join(d, e.name);
       if (e.isDirectory()) walk(p);
@@ -274,13 +294,15 @@ export function loadAgentConfig(opts: { configFile?: string; configDir?: string;
     for (const file of files) {
       const text = readText(file, 'agent config drop-in file');
       if (text.trim() === '') continue;
-      dropIns.push(decodeConfigFile(file, text));
+      dropIns.push(decodeConfigFile(file, text, { lenient: broken('config-drop-in-lenient') }));
     }
   }
-  const merged = mergeConfig(base, ...dropIns);
   const flagValues = Object.fromEntries(Object.entries(opts.flags).filter(([, v]) => v !== undefined));
   const flags = checkFields('command-line flags', flagValues, { ...AGENT_CONFIG_FIELDS, ...FLAG_ONLY_FIELDS });
-  const cfg = withDefaults(applyFlags(merged as Json, flags as Json)) as unknown as AgentConfiguration;
+  // Test-only (breaks.ts): the flags applied under the drop-ins, so that a drop-in wins over a flag.
+  const cfg = (broken('config-flags-lose')
+    ? withDefaults(mergeConfig(applyFlags(base as Json, flags as Json), ...dropIns) as Json)
+    : withDefaults(applyFlags(mergeConfig(base, ...dropIns) as Json, flags as Json))) as unknown as AgentConfiguration;
   validate(cfg);
   return cfg;
 }
