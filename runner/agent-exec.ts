@@ -58,6 +58,16 @@ export interface LaunchedAgent {
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/**
+ * The runner's environment without what would tie a launched agent to the runner's own service
+ * manager (a runner under systemd must not have its agents ping its watchdog): cases set those.
+ */
+function inheritedEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of ['NOTIFY_SOCKET', 'WATCHDOG_USEC', 'WATCHDOG_PID', 'LISTEN_FDS', 'LISTEN_PID']) delete env[k];
+  return env;
+}
+
 /** Shell quoting for one word. */
 export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
@@ -127,7 +137,7 @@ export function agentLauncher(deps: LauncherDeps): { launch(o?: LaunchOptions): 
     }
     args.push(...(o.args ?? []));
     const child: ChildProcess = spawn('/bin/sh', ['-c', `exec ${deps.command} "$@"`, 'agent-exec', ...args], {
-      env: { ...process.env, ...o.env },
+      env: { ...inheritedEnv(), ...o.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

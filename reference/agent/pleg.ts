@@ -1,6 +1,7 @@
 // The pod lifecycle event generator (spec 001 §1 rule 4, §7): relists the runtime every second
 // (ListPodSandbox + ListContainers), compares each sandbox's and container's state with the last relist,
 // and wakes the worker of every pod whose runtime objects appeared, changed state or disappeared.
+import { broken } from './breaks.js';
 import { LABEL_POD_UID, type Runtime } from './runtime.js';
 
 export interface PlegOptions {
@@ -50,6 +51,8 @@ export class Pleg {
     for (const [id, v] of this.last) if (!now.has(id)) changed.add(v.uid);
     this.last = now;
     this.lastRelist = Date.now();
+    // Test-only (breaks.ts): the relist runs but wakes no worker.
+    if (broken('pleg-no-events')) changed.clear();
     for (const uid of changed) this.o.onPodChange(uid);
     return [...changed];
   }

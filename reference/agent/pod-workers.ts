@@ -257,8 +257,10 @@ export class PodWorkers {
     const portMappings = (pod.spec?.containers ?? []).flatMap((c: any) => (c.ports ?? [])
       .filter((p: any) => p.hostPort)
       .map((p: any) => ({ protocol: p.protocol ?? 'TCP', container_port: p.containerPort, host_port: p.hostPort, host_ip: p.hostIP ?? '' })));
+    // Test-only (breaks.ts): the sandbox metadata names the pod by namespace and namespace by pod.
+    const swapped = broken('cri-sandbox-metadata-swapped');
     return {
-      metadata: { name: m.name, uid: m.uid, namespace: m.namespace, attempt },
+      metadata: { name: swapped ? m.namespace : m.name, uid: m.uid, namespace: swapped ? m.name : m.namespace, attempt },
       hostname: pod.spec?.hostname ?? m.name,
       log_directory: this.logDir(pod),
       port_mappings: portMappings,
@@ -345,11 +347,12 @@ export class PodWorkers {
       annotations: { [ANNOTATION_RESTART_COUNT]: String(attempt) },
       log_path: `${c.name}/${attempt}.log`,
       stdin: !!c.stdin, stdin_once: !!c.stdinOnce, tty: !!c.tty,
-      linux: { security_context: { privileged: c.securityContext?.privileged === true, seccomp } },
+      linux: { security_context: { privileged: c.securityContext?.privileged === true && !broken('seccomp-privileged-confined'), seccomp } },
     };
     let id: string;
     try {
-      id = await this.o.runtime.createContainer(sandboxId, config, sandboxConfig);
+      // Test-only (breaks.ts): CreateContainer goes without the sandbox's config.
+      id = await this.o.runtime.createContainer(sandboxId, config, broken('cri-create-no-sandbox-config') ? undefined as any : sandboxConfig);
     } catch (err) {
       e.waiting.set(c.name, { reason: 'CreateContainerError', message: runtimeMessage(err) });
       this.retryLater(e, this.backoff.next(`${e.uid}/${c.name}/create`));
@@ -459,7 +462,9 @@ export class PodWorkers {
     };
     if (sandboxReady && !terminal) {
       let initDone = true;
-      for (const c of spec.initContainers ?? []) {
+      // Test-only (breaks.ts): init containers run last to first.
+      const inits: any[] = broken('sync-init-reversed') ? [...(spec.initContainers ?? [])].reverse() : spec.initContainers ?? [];
+      for (const c of inits) {
         const v = await statusOf(c.name);
         const s = v.latest;
         if (!s) {
@@ -552,11 +557,16 @@ export class PodWorkers {
     }
     const grace = pod?.metadata?.deletionGracePeriodSeconds ?? pod?.spec?.terminationGracePeriodSeconds ?? 30;
     const containers = await rt.listContainers(e.uid);
-    await Promise.all(containers.map(async (c) => {
-      if (c.state === 'CONTAINER_RUNNING' || c.state === 'CONTAINER_CREATED') await rt.stopContainer(c.id, grace);
-    }));
-    for (const c of containers) await rt.removeContainer(c.id);
-    const sandboxes = await rt.listSandboxes(e.uid);
+    // Test-only (breaks.ts): the pod's containers and sandboxes are left running when it is deleted.
+    const teardown = !broken('sync-no-teardown');
+    if (teardown) {
+      await Promise.all(containers.map(async (c) => {
+        // Test-only (breaks.ts): StopContainer without the grace period (timeout 0).
+        if (c.state === 'CONTAINER_RUNNING' || c.state === 'CONTAINER_CREATED') await rt.stopContainer(c.id, broken('cri-stop-no-timeout') ? 0 : grace);
+      }));
+    }
+    if (teardown) for (const c of containers) await rt.removeContainer(c.id);
+    const sandboxes = teardown ? await rt.listSandboxes(e.uid) : [];
     for (const s of sandboxes) await rt.stopPodSandbox(s.id);
     for (const s of sandboxes) await rt.removePodSandbox(s.id);
     const m = pod?.metadata ?? { uid: e.uid, name: sandboxes[0]?.metadata.name, namespace: sandboxes[0]?.metadata.namespace };

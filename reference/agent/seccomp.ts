@@ -91,15 +91,9 @@ function fromField(profile: SeccompProfile, field: string, rootDir: string): Cri
  * `<rootDir>/seccomp/<localhostProfile>` after validation; a bad field throws SeccompFieldError.
  */
 export function effectiveSeccomp(pod: any, container: any, opts: { rootDir: string; seccompDefault: boolean }): CriSecurityProfile {
-  if (container?.securityContext?.privileged === true) {
-    if (broken('seccomp-privileged-confined')) {
-      // Test-only (breaks.ts): the container loses `privileged` (the caller reads it after this call
-      // for the CRI request) and gets the profile it would have without it, so it runs confined.
-      container.securityContext = { ...container.securityContext, privileged: false };
-    } else {
-      return { profile_type: 'Unconfined', localhost_ref: '' };
-    }
-  }
+  // Test-only (breaks.ts): a privileged container gets the profile it would have without `privileged`
+  // (pod-workers.ts then sends it unprivileged), so it runs confined.
+  if (container?.securityContext?.privileged === true && !broken('seccomp-privileged-confined')) return { profile_type: 'Unconfined', localhost_ref: '' };
   const own: SeccompProfile | undefined = container?.securityContext?.seccompProfile ?? undefined;
   const podLevel: SeccompProfile | undefined = pod?.spec?.securityContext?.seccompProfile ?? undefined;
   // Test-only (breaks.ts): the pod's profile wins over the container's own.
