@@ -10,6 +10,8 @@ import * as os from 'node:os';
 import { PACKAGE_VERSION } from '../package-version.js';
 import { isAlreadyExists, isNotFound, type ApiClient } from './api-client.js';
 import type { Runtime, RuntimeCondition } from './runtime.js';
+import { broken } from './breaks.js';
+import { GATES_1_37 } from '../features.js';
 
 export interface NodeStatusOptions {
   api: ApiClient;
@@ -83,6 +85,8 @@ interface ConditionCore { type: string; status: 'True' | 'False'; reason: string
 
 export function readyCondition(runtimeConds: RuntimeCondition[] | Error): ConditionCore {
   const errors: string[] = [];
+  // Test-only: Ready no longer follows the runtime's conditions.
+  if (broken('node-ready-ignores-runtime')) runtimeConds = [];
   if (runtimeConds instanceof Error) {
     errors.push(`container runtime status check may not have completed yet: ${runtimeConds.message}`);
   } else {
@@ -90,8 +94,8 @@ export function readyCondition(runtimeConds: RuntimeCondition[] | Error): Condit
       c ? `${c.type}=${c.status} reason:${c.reason} message:${c.message}` : `<nil> (${type} not reported)`;
     const rt = runtimeConds.find((c) => c.type === 'RuntimeReady');
     const net = runtimeConds.find((c) => c.type === 'NetworkReady');
-    if (!rt?.status) errors.push(`container runtime not ready: ${show(rt, 'RuntimeReady')}`);
-    if (!net?.status) errors.push(`container runtime network not ready: ${show(net, 'NetworkReady')}`);
+    if (!rt?.status && !broken('node-ready-ignores-runtime')) errors.push(`container runtime not ready: ${show(rt, 'RuntimeReady')}`);
+    if (!net?.status && !broken('node-ready-ignores-runtime')) errors.push(`container runtime network not ready: ${show(net, 'NetworkReady')}`);
   }
   if (errors.length === 0) return { type: 'Ready', status: 'True', reason: 'AgentReady', message: 'agent is posting ready status' };
   return { type: 'Ready', status: 'False', reason: 'AgentNotReady', message: errors.length === 1 ? errors[0] : `[${errors.join(', ')}]` };
@@ -181,6 +185,8 @@ export class NodeStatusManager {
     if (!this.runtimeVersion) {
       const v = await this.o.runtime.version();
       this.runtimeVersion = `${v.runtime_name}://${v.runtime_version}`;
+      // Test-only: a runtime version made up instead of the one the runtime answers.
+      if (broken('node-info-static-runtime-version')) this.runtimeVersion = 'containerd://1.7.0';
     }
     const runtimeConds = await this.o.runtime.status().catch((e: Error) => e);
     const machine = await this.machine();
@@ -188,12 +194,15 @@ export class NodeStatusManager {
     const status = {
       addresses: [
         ...(this.internalIP ? [{ type: 'InternalIP', address: this.internalIP }] : []),
-        { type: 'Hostname', address: this.o.hostnameOverride ?? os.hostname() },
+        // Test-only: --hostname-override ignored for the address.
+        { type: 'Hostname', address: broken('hostname-ignores-override') ? os.hostname() : this.o.hostnameOverride ?? os.hostname() },
       ],
       capacity: machine.capacity,
       allocatable: machine.capacity,
       daemonEndpoints: { agentEndpoint: { Port: this.o.agentPort ?? 10250 } },
       ...(this.o.declaredFeatures?.length ? { declaredFeatures: this.o.declaredFeatures } : {}),
+      // Test-only: every feature still in development declared, enabled or not.
+      ...(broken('declared-features-ignore-gates') ? { declaredFeatures: Object.keys(GATES_1_37).filter((g) => GATES_1_37[g]!.stage !== 'GA').sort() } : {}),
       nodeInfo: {
         machineID: readId('/etc/machine-id'),
         systemUUID: readId('/sys/class/dmi/id/product_uuid'),
@@ -224,6 +233,7 @@ export class NodeStatusManager {
 
   private async write(status: object): Promise<void> {
     const path = `/api/v1/nodes/${this.nodeName}`;
+    if (broken('node-status-scheduling-disabled-condition') || broken('node-status-uncordons')) status = await this.cordonBreakage(path, status);
     try {
       // A merge patch replaces lists whole: addresses and conditions are always sent complete.
       await this.api.patchStatus(path, { status });
@@ -232,6 +242,16 @@ export class NodeStatusManager {
       if (!isNotFound(err)) throw err;
       await this.register();
     }
+  }
+
+  /** Test-only: a cordoned node gets a SchedulingDisabled condition, or is uncordoned. */
+  private async cordonBreakage(path: string, status: any): Promise<object> {
+    const node = await this.api.get(path).catch(() => undefined);
+    if (!node?.spec?.unschedulable) return status;
+    if (broken('node-status-uncordons')) await this.api.patch(path, { spec: { unschedulable: null } });
+    if (!broken('node-status-scheduling-disabled-condition')) return status;
+    const c = { type: 'SchedulingDisabled', status: 'True', reason: 'Cordoned', message: 'node is cordoned', lastHeartbeatTime: status.conditions?.[0]?.lastHeartbeatTime, lastTransitionTime: status.conditions?.[0]?.lastTransitionTime };
+    return { ...status, conditions: [...(status.conditions ?? []), c] };
   }
 
   private async machine(): Promise<{ capacity: Record<string, string>; pressure: { memory: boolean; disk: boolean; pid: boolean } }> {
