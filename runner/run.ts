@@ -12,7 +12,7 @@ import type { Reporter } from '../reporters/types.js';
 import { ApiClient, createDispatcher, describeError, type TargetConnection } from './client.js';
 import { permissionDenied, rejectedCredentials, TargetAccessError } from './target.js';
 import type { CaseResult, CaseStatus, RunReport, RunSelection, RunSummary } from './results.js';
-import { computeCoverage } from '../reporters/coverage.js';
+import { computeCoverage, observesAgent } from '../reporters/coverage.js';
 import { gateMismatch } from './gates.js';
 import { FactAllocator, factMismatch, type CaseFacts, type TargetFacts } from './facts.js';
 
@@ -35,6 +35,8 @@ export interface RunOptions {
   embedded: boolean;
   runId?: string;
   parallel?: number;
+  /** Cases that observe an agent run at most this many at once, beside the others (default 6). */
+  agentParallel?: number;
   timeoutMs?: number;
   gates: Record<string, boolean>;
   /** What the operator said about the target (runner/facts.ts); none by default. */
@@ -61,6 +63,8 @@ export function newRunId(): string {
 }
 
 const CLEANUP_TIMEOUT_MS = 10_000;
+/** Agent cases mostly wait on the agent's loops, so more of them run at once than there are cores. */
+export const DEFAULT_AGENT_PARALLEL = 6;
 
 /** What a run created, so it can be deleted afterwards. Shared by every case of the run. */
 class Tracker {
@@ -152,11 +156,15 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
       results[offset + i] = applyExpectation(r, opts.expectations);
       for (const rep of reporters) rep.caseEnd?.(results[offset + i]);
     };
-    let next = 0;
-    const worker = async () => {
-      while (next < group.cases.length) {
-        const i = next++;
-        const c = group.cases[i];
+    // Cases that observe an agent spend their time waiting for its loops (status every 10 s, lease
+    // renewals, restarts): they get workers of their own, so they neither hold up the API cases nor
+    // wait behind them, and start at once.
+    const indices = group.cases.map((_, i) => i);
+    const agentQueue = indices.filter((i) => observesAgent(group.cases[i]!));
+    const apiQueue = indices.filter((i) => !observesAgent(group.cases[i]!));
+    const worker = (queue: number[]) => async () => {
+      for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
+        const c = group.cases[i]!;
         if (opts.interrupt?.aborted) { finish(i, resultOf(c, 'skipped', 0, 'run interrupted before this case started')); continue; }
         const gateWhy = gateMismatch(c.gates, group.gates);
         if (gateWhy) { finish(i, resultOf(c, 'skipped', 0, gateWhy)); continue; }
@@ -170,8 +178,12 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
         finish(i, await runOne(c, { conn: group.conn, dispatcher, components, node: group.node, agentDispatcher: agentDispatcherOf(group), runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt, facts: caseFacts, strict: !!opts.strict }));
       }
     };
-    const parallel = Math.max(1, Math.min(opts.parallel ?? availableParallelism(), group.cases.length || 1));
-    await Promise.all(Array.from({ length: parallel }, worker));
+    const parallel = Math.max(1, Math.min(opts.parallel ?? availableParallelism(), apiQueue.length || 1));
+    const agentParallel = Math.max(1, Math.min(opts.agentParallel ?? DEFAULT_AGENT_PARALLEL, agentQueue.length || 1));
+    await Promise.all([
+      ...Array.from({ length: parallel }, worker(apiQueue)),
+      ...Array.from({ length: agentQueue.length ? agentParallel : 0 }, worker(agentQueue)),
+    ]);
     const cleanup = await cleanUp(group.conn, dispatcher, tracker, runId);
     leaks.push(...cleanup.leaks);
     cleanupUnverified.push(...cleanup.unverified);

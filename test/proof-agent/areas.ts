@@ -2,5 +2,5 @@
 export const SYNC = /^agent\.(sync|pleg|kernel)\./;
 export const NODE = /^agent\.(node|lease|conditions)\./;
 export const SECCOMP = /^agent\.seccomp\./;
-export const EXEC = /^agent\.(files|lock|config|watchdog|healthz|standalone)\./;
+export const EXEC = /^agent\.(files|lock|config|watchdog|healthz|standalone|cri)\./;
 export const PROOF_AREAS = [SYNC, NODE, SECCOMP, EXEC];
