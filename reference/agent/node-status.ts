@@ -156,7 +156,7 @@ export class NodeStatusManager {
         metadata: {
           name: this.nodeName,
           // Upstream's well-known labels (renamed): hostname, os, arch.
-          labels: { 'orch.io/hostname': this.o.hostnameOverride ?? this.nodeName, 'orch.io/os': process.platform, 'orch.io/arch': goArch() },
+          labels: this.ownLabels(),
         },
         spec: {},
       });
@@ -166,6 +166,11 @@ export class NodeStatusManager {
       this.nodeUid = (await this.api.get(path)).metadata.uid;
     }
     await this.sync(true);
+  }
+
+  /** The labels the agent sets on its Node: upstream's well-known ones (renamed): hostname, os, arch. */
+  private ownLabels(): Record<string, string> {
+    return { 'orch.io/hostname': this.o.hostnameOverride ?? this.nodeName, 'orch.io/os': process.platform, 'orch.io/arch': goArch() };
   }
 
   /** Starts the periodic update loop. */
@@ -234,6 +239,7 @@ export class NodeStatusManager {
   private async write(status: object): Promise<void> {
     const path = `/api/v1/nodes/${this.nodeName}`;
     if (broken('node-status-scheduling-disabled-condition') || broken('node-status-uncordons')) status = await this.cordonBreakage(path, status);
+    if (broken('node-status-strips-labels')) await this.stripLabels(path);
     try {
       // A merge patch replaces lists whole: addresses and conditions are always sent complete.
       await this.api.patchStatus(path, { status });
@@ -242,6 +248,14 @@ export class NodeStatusManager {
       if (!isNotFound(err)) throw err;
       await this.register();
     }
+  }
+
+  /** Test-only: labels the agent did not set (set through the API) are removed from its Node. */
+  private async stripLabels(path: string): Promise<void> {
+    const node = await this.api.get(path).catch(() => undefined);
+    const own = this.ownLabels();
+    const others = Object.keys(node?.metadata?.labels ?? {}).filter((k) => !(k in own));
+    if (others.length) await this.api.patch(path, { metadata: { labels: Object.fromEntries(others.map((k) => [k, null])) } });
   }
 
   /** Test-only: a cordoned node gets a SchedulingDisabled condition, or is uncordoned. */

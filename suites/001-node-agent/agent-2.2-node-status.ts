@@ -9,6 +9,7 @@ import { criClient } from '../../mocks/cri/proto.js';
 import type { LaunchedAgent } from '../../runner/agent-exec.js';
 import { expectTrue, fail, show } from '../verify.js';
 import { agentCase, nodePath } from './agent-kit.js';
+import { agentEndpointCases } from './agent-endpoints.js';
 import { agentNode, condition, launchedReady, leasePath, nodeWhen, objectWhen, quantity, readyView } from './agent-node-kit.js';
 
 /** Upstream writes the HostName type as `Hostname` on the wire (001-2.2-address-types): both count. */
@@ -273,4 +274,5 @@ export const agentNodeStatusCases: Case[] = [
       if (c) expectTrue(c.status === 'True' || c.status === 'False', 'the NetworkUnavailable condition\'s status', 'True or False', c);
     },
   }),
+  ...agentEndpointCases,
 ];

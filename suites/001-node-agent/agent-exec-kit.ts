@@ -2,12 +2,11 @@
 // watchdog) share: configuration files written before the launch, the launch of an agent that must
 // refuse to start, the merged configuration read from /configz, and a free port.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CaseContext } from '../case.js';
 import type { LaunchedAgent, LaunchOptions } from '../../runner/agent-exec.js';
-import { writeFiles } from '../../runner/agent-exec.js';
+import { freePort, writeFiles } from '../../runner/agent-exec.js';
 import { fail, show, skip } from '../verify.js';
 
 export const CONFIG_API_VERSION = 'agent.config.orch.io/v1beta1';
@@ -78,16 +77,7 @@ export function durationMs(v: unknown): number {
 }
 
 /** A free TCP port on the loopback (for a value the flags must win over). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** Polls GET /healthz of `agent` (every 200 ms, recorded) until 200 or the deadline; true when it answered 200. */
 export async function healthyWithin(agent: LaunchedAgent, timeoutMs: number, stopEarly: () => boolean = () => false): Promise<boolean> {

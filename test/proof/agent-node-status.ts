@@ -3,6 +3,7 @@
 // status patch, the Lease create and update). Cases that launch their own agent talk to the API
 // directly, so theirs are switches of the reference agent (reference/agent/node-status.ts).
 import type { AgentBreakage } from '../helpers/agent-node.js';
+import { agentEndpointBreakages } from './agent-endpoints.js';
 import { answer, editJson, type Breakage, type ProxiedRequest } from '../helpers/broken-target.js';
 
 const NODE_STATUS_WRITE = /^\/api\/v1\/nodes(\/[^/?]+\/status)?(\?|$)/;
@@ -68,4 +69,5 @@ export const agentNodeStatusBreakages: Record<string, AgentBreakage> = {
     const t = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     s.conditions = [...(s.conditions ?? []), { type: 'NetworkUnavailable', status: 'Unknown', reason: 'NoRouteCreated', message: 'not known', lastHeartbeatTime: t, lastTransitionTime: t }];
   }),
+  ...agentEndpointBreakages,
 };
