@@ -2,6 +2,7 @@
 // (mocks/cri/proto.ts, which loads the real runtime.v1 api.proto and talks to any CRI endpoint). Keeps
 // the wire conventions in one place: int64 as decimal strings, env values as bytes, labels naming the pod.
 import { criClient, type CriClient } from '../../mocks/cri/proto.js';
+import { broken } from './breaks.js';
 
 /** Labels the agent puts on sandboxes and containers (upstream io.kubernetes.*, renamed). */
 export const LABEL_POD_NAME = 'io.orch.pod.name';
@@ -69,24 +70,31 @@ export class Runtime {
     return c.call<T>(rpc, req, { deadlineMs: this.timeoutMs });
   }
 
-  version(): Promise<{ version: string; runtime_name: string; runtime_version: string; runtime_api_version: string }> {
-    return this.call(this.rs, 'Version', { version: 'v1' });
+  async version(): Promise<{ version: string; runtime_name: string; runtime_version: string; runtime_api_version: string }> {
+    const v = await this.call<{ version: string; runtime_name: string; runtime_version: string; runtime_api_version: string }>(this.rs, 'Version', { version: 'v1' });
+    // Test-only (breaks.ts): VersionResponse misread, runtime_name (2) and runtime_version (3) swapped.
+    return broken('cri-version-fields-swapped') ? { ...v, runtime_name: v.runtime_version, runtime_version: v.runtime_name } : v;
   }
 
   async status(): Promise<RuntimeCondition[]> {
     const r = await this.call<{ status: { conditions: RuntimeCondition[] } | null }>(this.rs, 'Status', {});
-    return r.status?.conditions ?? [];
+    const conds = r.status?.conditions ?? [];
+    // Test-only (breaks.ts): RuntimeCondition read without its reason (3) and message (4).
+    return broken('cri-status-fields-misread') ? conds.map((c) => ({ ...c, reason: '', message: '' })) : conds;
   }
 
   /** Sandboxes, all or those of one pod (by the pod uid label). */
   async listSandboxes(podUid?: string): Promise<CriSandbox[]> {
     const filter = podUid ? { label_selector: { [LABEL_POD_UID]: podUid } } : null;
-    return (await this.call<{ items: CriSandbox[] }>(this.rs, 'ListPodSandbox', { filter })).items;
+    const items = (await this.call<{ items: CriSandbox[] }>(this.rs, 'ListPodSandbox', { filter })).items;
+    // Test-only (breaks.ts): PodSandbox.state (3) misread: every sandbox taken for SANDBOX_READY.
+    return broken('cri-sandbox-state-misread') ? items.map((s) => ({ ...s, state: 'SANDBOX_READY' as const })) : items;
   }
 
   /** Containers, all or those of one pod (by the pod uid label). */
   async listContainers(podUid?: string): Promise<CriContainer[]> {
-    const filter = podUid ? { label_selector: { [LABEL_POD_UID]: podUid } } : null;
+    // Test-only (breaks.ts): the pod uid put in ContainerFilter.id (1), which names a container, not a pod.
+    const filter = podUid ? (broken('cri-list-containers-uid-as-id') ? { id: podUid } : { label_selector: { [LABEL_POD_UID]: podUid } }) : null;
     return (await this.call<{ containers: CriContainer[] }>(this.rs, 'ListContainers', { filter })).containers;
   }
 

@@ -9,6 +9,7 @@ import { watch as fsWatch, type FSWatcher } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { broken } from './breaks.js';
 import { ApiError, isAlreadyExists, isConflict, isNotFound, type ApiClient, type PatchType } from './api-client.js';
 
 export const ANNOTATION_CONFIG_SOURCE = 'orch.io/config.source';
@@ -161,7 +162,12 @@ export class StaticPodSource {
   private again = false;
   private closed = false;
 
-  constructor(private readonly o: StaticPodSourceOptions) {}
+  /** Test-only (breaks.ts): staticPodPath ignored, the default directory read instead. */
+  private readonly path: string;
+
+  constructor(private readonly o: StaticPodSourceOptions) {
+    this.path = broken('static-pod-path-ignored') ? '/etc/orch/manifests' : o.path;
+  }
 
   /** Resolves after the first read was reported. */
   async start(): Promise<void> {
@@ -183,7 +189,7 @@ export class StaticPodSource {
       do {
         this.again = false;
         this.ensureWatch();
-        const { pods, errors } = await readManifests(this.o.path, this.o.nodeName);
+        const { pods, errors } = await readManifests(this.path, this.o.nodeName);
         if (this.closed) return;
         // The same bad file is reported once, not at every re-read.
         const errs = errors.join('\n');
@@ -204,7 +210,7 @@ export class StaticPodSource {
   private ensureWatch(): void {
     if (this.watcher || this.closed) return;
     try {
-      this.watcher = fsWatch(this.o.path, { persistent: false }, () => this.schedule(50));
+      this.watcher = fsWatch(this.path, { persistent: false }, () => this.schedule(50));
       this.watcher.on('error', () => { this.watcher?.close(); this.watcher = undefined; this.schedule(50); });
     } catch {
       this.watcher = undefined;

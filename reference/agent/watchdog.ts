@@ -105,7 +105,8 @@ export function watchdogTimeoutMs(env: NodeJS.ProcessEnv): number | undefined {
   // Test-only (breaks.ts): 0 taken for a 2 s timeout instead of "off".
   if (usec === 0) return broken('watchdog-zero-pings') ? 2_000 : undefined;
   const pidText = env.WATCHDOG_PID;
-  if (pidText !== undefined && pidText.trim() !== '' && Number(pidText) !== process.pid) return undefined;
+  // Test-only (breaks.ts): WATCHDOG_PID not looked at, so another process's watchdog is pinged.
+  if (pidText !== undefined && pidText.trim() !== '' && Number(pidText) !== process.pid && !broken('watchdog-pid-ignored')) return undefined;
   if (usec < 1_000_000 && !broken('watchdog-no-minimum')) {
     throw new WatchdogConfigError(
       `watchdog timeout too small: WATCHDOG_USEC=${usec} (${usec / 1e6} s); the minimum supported timeout is 1 s (WatchdogSec=1)`,

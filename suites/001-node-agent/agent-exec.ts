@@ -7,6 +7,7 @@ import { agentCase, nodePath } from './agent-kit.js';
 import { agentExecConfigCases } from './agent-exec-config.js';
 import { agentExecFilesCases } from './agent-exec-files.js';
 import { agentExecWatchdogCases } from './agent-exec-watchdog.js';
+import { agentExecMoreCases } from './agent-exec-more.js';
 
 const healthzCases: Case[] = [
   defineCase({
@@ -31,4 +32,4 @@ const standaloneCases: Case[] = [
   }),
 ];
 
-export const agentExecCases: Case[] = [...agentExecConfigCases, ...agentExecFilesCases, ...agentExecWatchdogCases, ...healthzCases, ...standaloneCases];
+export const agentExecCases: Case[] = [...agentExecConfigCases, ...agentExecFilesCases, ...agentExecWatchdogCases, ...healthzCases, ...standaloneCases, ...agentExecMoreCases];

@@ -3,6 +3,7 @@
 // launch command carries ORCH_CONFORMANCE_AGENT_BREAK); /healthz is broken by a proxy in front of
 // the agent under test.
 import type { AgentBreakage } from '../helpers/agent-node.js';
+import { agentExecMoreBreakages } from './agent-exec-more.js';
 
 export const agentExecBreakages: Record<string, AgentBreakage> = {
   'agent.config.main-overlaid': { switch: 'config-first-drop-in-only' },
@@ -38,4 +39,5 @@ export const agentExecBreakages: Record<string, AgentBreakage> = {
     },
   },
   'agent.standalone.no-api': { switch: 'standalone-refused' },
+  ...agentExecMoreBreakages,
 };

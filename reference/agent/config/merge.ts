@@ -48,7 +48,8 @@ function mergePatch(target: unknown, patch: unknown, path: readonly string[] = [
   const out: Json = isObject(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === undefined) continue;
-    if (v === null) delete out[k];
+    // Test-only (breaks.ts): a drop-in's null leaves the field as it was instead of removing it.
+    if (v === null) { if (!broken('config-null-ignored')) delete out[k]; }
     else out[k] = mergePatch(out[k], v, [...path, k]);
   }
   return out;
@@ -280,7 +281,8 @@ function validate(cfg: AgentConfiguration): void {
  * defaults and validates. Empty drop-in files are skipped, as upstream skips them.
  */
 export function loadAgentConfig(opts: { configFile?: string; configDir?: string; flags: Partial<AgentConfiguration> }): AgentConfiguration {
-  const base = opts.configFile ? decodeConfigFile(opts.configFile, readText(opts.configFile, 'agent config file')) : {};
+  // Test-only (breaks.ts): the --config file read but not used.
+  const base = opts.configFile && !broken('config-file-ignored') ? decodeConfigFile(opts.configFile, readText(opts.configFile, 'agent config file')) : {};
   const dropIns: Partial<AgentConfiguration>[] = [];
   if (opts.configDir) {
     let files: string[];
