@@ -459,7 +459,8 @@ const isNamespacePath = (p: string) => /^\/api\/v1\/namespaces\/[^/]+$/.test(p);
  */
 async function cleanUp(conn: TargetConnection, dispatcher: Dispatcher, tracker: Tracker, runId: string): Promise<{ leaks: string[]; unverified: string[] }> {
   const api = new ApiClient(conn, dispatcher);
-  const del = async (p: string) => {
+  /** True once the target answered the delete (whatever it said); false when it did not answer. */
+  const del = async (p: string): Promise<boolean> => {
     try {
       const res = await api.delete(p, { timeoutMs: CLEANUP_TIMEOUT_MS });
       // A case may have left one of its own finalizers on an object: release it so it can go.
@@ -471,14 +472,26 @@ async function cleanUp(conn: TargetConnection, dispatcher: Dispatcher, tracker: 
           await api.put(p, { ...cur.json, metadata: { ...cur.json.metadata, finalizers } }, { timeoutMs: CLEANUP_TIMEOUT_MS });
         }
       }
+      return true;
     } catch {
-      // Unreachable or slow: the leak check below reports what stayed.
+      // Unreachable or slow: tried once more below; the leak check reports what stayed.
+      return false;
     }
+  };
+  /**
+   * Deletes `list` all at once; then, when the target answered some but not all (a busy target, not a
+   * dead one), those without an answer once more, eight at a time.
+   */
+  const delAll = async (list: string[]) => {
+    const answered = await Promise.all(list.map(del));
+    const retry = list.filter((_, i) => !answered[i]);
+    if (retry.length === list.length) return;
+    for (let i = 0; i < retry.length; i += 8) await Promise.all(retry.slice(i, i + 8).map(del));
   };
   const paths = [...tracker.paths];
   // Namespaces last: deleting one may take its contents with it, and the objects go first.
-  await Promise.all(paths.filter((p) => !isNamespacePath(p)).map(del));
-  await Promise.all(paths.filter(isNamespacePath).map(del));
+  await delAll(paths.filter((p) => !isNamespacePath(p)));
+  await delAll(paths.filter(isNamespacePath));
 
   // A collection that cannot be listed (403, an error) is not evidence of objects left behind:
   // it is reported apart, as unverified.

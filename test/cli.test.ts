@@ -40,7 +40,7 @@ t.test('run --api against a separately started serve gives the same results', as
   // another gate state or a fact are skipped, saying so (cli-facts.test.ts runs the fact cases).
   t.equal(report.summary.failed + report.summary.errored, 0);
   const skipped = report.cases.filter((c: any) => c.status === 'skipped');
-  t.ok(skipped.every((c: any) => /needs feature gate|needs to know .*: pass --/.test(c.message)), 'skips are gate or fact skips');
+  t.ok(skipped.every((c: any) => /needs feature gate|needs to know .*: pass --|pass --agent <url>|pass --cri-control|pass --agent-exec/.test(c.message)), 'skips are gate, fact or node-agent-target skips');
   t.equal(report.summary.passed + skipped.length, report.summary.total);
   // The run left nothing behind on the server.
   const list = await (await fetch(`${url}/apis/storage.orch.io/v1/storageclasses`)).json() as any;

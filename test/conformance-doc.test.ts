@@ -9,6 +9,10 @@ import { runAgainstReference } from '../scripts/reference-run.js';
 
 t.test('CONFORMANCE.md matches a fresh reference run', async (t) => {
   const report = await runAgainstReference();
+  // Every case passes against the embedded reference (the agent cases' passing side of their proofs
+  // too: test/helpers/agent-proof.ts), and the run leaves nothing behind.
+  t.same(report.cases.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.message}`), [], 'every case passes against the reference');
+  t.same(report.leaks, [], 'nothing left behind');
   const fresh = renderConformanceDoc(REQUIREMENTS, ALL_CASES, report.cases);
   const onDisk = readFileSync(fileURLToPath(new URL('../../CONFORMANCE.md', import.meta.url)), 'utf8');
   t.ok(fresh === onDisk, 'CONFORMANCE.md is stale: run `npm run gen:conformance` and commit it');
