@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { ConfigError, decodeConfigFile, type AgentConfiguration } from '../../reference/agent/config/configuration.js';
-import { configzBody, dropInFiles, loadAgentConfig } from '../../reference/agent/config/merge.js';
+import { configzBody, dropInFiles, loadAgentConfig, withoutLockedGates } from '../../reference/agent/config/merge.js';
 import { durationMs } from '../../reference/agent/config/go-duration.js';
 import { acquireLock, LockHeldError } from '../../reference/agent/lock.js';
 import { FeatureGateError, FeatureGates } from '../../reference/features.js';
@@ -119,7 +119,7 @@ async function runAgent(args: AgentArgs): Promise<number> {
   }
   let gates: FeatureGates;
   try {
-    gates = new FeatureGates(cfg.featureGates);
+    gates = new FeatureGates(withoutLockedGates(cfg.featureGates, (m) => process.stderr.write(`agent: ${m}\n`)));
   } catch (err) {
     throw new UsageError(`featureGates: ${(err as Error).message}`);
   }

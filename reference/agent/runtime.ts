@@ -63,7 +63,8 @@ export class Runtime {
 
   constructor(endpoint: string, imageEndpoint?: string, private readonly timeoutMs = 120_000) {
     this.rs = criClient(endpoint);
-    this.is = imageEndpoint && imageEndpoint !== endpoint ? criClient(imageEndpoint) : this.rs;
+    // Test-only (breaks.ts): imageServiceEndpoint ignored, image operations on the runtime socket.
+    this.is = imageEndpoint && imageEndpoint !== endpoint && !broken('cri-image-endpoint-ignored') ? criClient(imageEndpoint) : this.rs;
   }
 
   private call<T>(c: CriClient, rpc: string, req: object): Promise<T> {

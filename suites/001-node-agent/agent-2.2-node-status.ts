@@ -9,6 +9,7 @@ import { criClient } from '../../mocks/cri/proto.js';
 import type { LaunchedAgent } from '../../runner/agent-exec.js';
 import { expectTrue, fail, show } from '../verify.js';
 import { agentCase, nodePath } from './agent-kit.js';
+import { expectStarts } from './agent-exec-kit.js';
 import { agentEndpointCases } from './agent-endpoints.js';
 import { agentNode, condition, launchedReady, leasePath, nodeWhen, objectWhen, quantity, readyView } from './agent-node-kit.js';
 
@@ -172,6 +173,20 @@ export const agentNodeStatusCases: Case[] = [
       // Names that are not gates may be feature names of the agent's own: only gate names can be judged.
       const off = declared.filter((f: string) => GATES_1_37[f] && !GATES_1_37[f]!.default);
       expectTrue(off.length === 0, 'status.declaredFeatures names only features enabled through the agent\'s feature gates', 'no feature whose gate is off (default false in 1.37, not set)', `listed with their gate off: ${show(off)}`);
+    },
+  }),
+  defineCase({
+    ...agentCase('2.2', 'MUST', 'exec'),
+    id: 'agent.node.declared-features.locked-gate-ignored',
+    title: 'The NodeDeclaredFeatures gate is locked and ignored if set: an agent given NodeDeclaredFeatures=false starts and declares what one without it declares',
+    requirements: ['001-2.2-declared-features-ga'],
+    async run(ctx) {
+      const plain = await ctx.agents.launch();
+      const set = await expectStarts(ctx, { controlPlane: true, args: ['--feature-gates', 'NodeDeclaredFeatures=false'] }, 'an agent given --feature-gates NodeDeclaredFeatures=false (a locked gate)');
+      const [a, b] = await Promise.all([launchedReady(ctx, plain), launchedReady(ctx, set)]);
+      const sorted = (n: any) => [...(n?.status?.declaredFeatures ?? [])].sort();
+      expectTrue(JSON.stringify(sorted(b)) === JSON.stringify(sorted(a)), 'the gate set against its lock changes nothing the agent declares',
+        `status.declaredFeatures ${show(sorted(a))}, as without the gate set`, show(b?.status?.declaredFeatures ?? 'no declaredFeatures'));
     },
   }),
   defineCase({

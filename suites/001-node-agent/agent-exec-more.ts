@@ -11,6 +11,7 @@ import { listenNotify, says, type NotifySocket } from './agent-exec-notify.js';
 import { condition, nodeWhen, readyView } from './agent-node-kit.js';
 import { writeFiles, type LaunchedAgent } from '../../runner/agent-exec.js';
 import { criClient } from '../../mocks/cri/proto.js';
+import { startMockCri } from '../../mocks/cri/server.js';
 
 /** Bounded polling (every 100 ms) of something local (a launched runtime's state, a file): the first truthy value, or undefined. */
 async function pollUntil<T>(get: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T | undefined> {
@@ -262,4 +263,34 @@ const criCases: Case[] = [
   }),
 ];
 
-export const agentExecMoreCases: Case[] = [...filesCases, ...watchdogCases, ...criCases];
+/** §2.1 runtime sockets: image operations go to imageServiceEndpoint, runtime operations to containerRuntimeEndpoint. */
+const socketCases: Case[] = [
+  defineCase({
+    id: 'agent.files.runtime-sockets', title: 'with imageServiceEndpoint set, image operations go to that socket and runtime operations to containerRuntimeEndpoint',
+    requirements: ['001-2.1-runtime-sockets'], ...agentCase('2.1', 'SHOULD', 'exec'),
+    async run(ctx) {
+      await withScratch(async (dir) => {
+        // A second runtime of the case's own serves the image service; the launcher's runs the rest.
+        const images = await startMockCri({ socket: join(dir, 'images', 'cri.sock'), root: join(dir, 'images-state') });
+        try {
+          const a = await ctx.agents.launch({ args: await configArgs(dir, { main: { imageServiceEndpoint: images.criUrl } }) });
+          const since = Math.max(0, ...a.cri.control.calls.list().map((c) => c.seq));
+          await withPodOn(ctx, a, {}, 'sockets', async (pod) => {
+            await waitFor(ctx, podPath(ctx, pod.metadata.name), isRunning, 'the pod runs on the launched agent', 'status.phase Running with container c running');
+            const imageCalls = images.control.calls.list().filter((c) => c.service === 'ImageService');
+            expectTrue(imageCalls.some((c) => /busybox/.test(JSON.stringify(c.request ?? {}))), 'the pod\'s image is looked up or pulled through imageServiceEndpoint',
+              `an ImageService call about ${RUN_IMAGE} on the image socket`, show(imageCalls.map((c) => c.rpc)));
+            const misplaced = a.cri.control.calls.list({ since }).filter((c) => c.service === 'ImageService');
+            expectTrue(misplaced.length === 0, 'no image operation goes to containerRuntimeEndpoint', 'no ImageService call on the runtime socket', show(misplaced.map((c) => c.rpc)));
+            const runtimeCalls = a.cri.control.calls.list({ since }).map((c) => c.rpc);
+            expectTrue(runtimeCalls.includes('CreateContainer'), 'runtime operations go to containerRuntimeEndpoint', 'CreateContainer on the runtime socket', show([...new Set(runtimeCalls)]));
+          });
+        } finally {
+          await images.close();
+        }
+      });
+    },
+  }),
+];
+
+export const agentExecMoreCases: Case[] = [...filesCases, ...watchdogCases, ...criCases, ...socketCases];

@@ -27,8 +27,8 @@ const seen = (sock: NotifySocket) => show(sock.messages.map((m) => m.text));
 
 export const agentExecWatchdogCases: Case[] = [
   defineCase({
-    id: 'agent.watchdog.interval', title: 'with WatchdogSec=2 (WATCHDOG_USEC=2000000) the agent sends WATCHDOG=1 about every second (WatchdogSec/2)',
-    requirements: ['001-5.2-watchdog-interval'], ...agentCase('5.2', 'MUST', 'exec'),
+    id: 'agent.watchdog.interval', title: 'with WatchdogSec=2 (WATCHDOG_USEC=2000000) and no gate set, the agent sends WATCHDOG=1 about every second (WatchdogSec/2): the watchdog is on by default and effective',
+    requirements: ['001-5.2-watchdog-interval', '001-5.2-watchdog-enabled'], ...agentCase('5.2', 'MUST', 'exec'),
     async run(ctx) {
       await withNotify(ctx, '2000000', async (sock) => {
         const pings: number[] = [];

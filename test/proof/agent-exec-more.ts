@@ -13,4 +13,6 @@ export const agentExecMoreBreakages: Record<string, AgentBreakage> = {
   'agent.cri.runtime-status': { switch: 'cri-status-fields-misread' },
   'agent.cri.list-containers': { switch: 'cri-list-containers-uid-as-id' },
   'agent.cri.pod-sandboxes': { switch: 'cri-sandbox-state-misread' },
+  // Image operations go to the runtime socket, imageServiceEndpoint ignored.
+  'agent.files.runtime-sockets': { switch: 'cri-image-endpoint-ignored' },
 };

@@ -70,4 +70,6 @@ export const agentNodeStatusBreakages: Record<string, AgentBreakage> = {
     s.conditions = [...(s.conditions ?? []), { type: 'NetworkUnavailable', status: 'Unknown', reason: 'NoRouteCreated', message: 'not known', lastHeartbeatTime: t, lastTransitionTime: t }];
   }),
   ...agentEndpointBreakages,
+  // The agent refuses a locked gate set against its lock, instead of ignoring it.
+  'agent.node.declared-features.locked-gate-ignored': { switch: 'locked-gates-refused' },
 };

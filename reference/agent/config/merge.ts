@@ -7,7 +7,7 @@
 // each key it names (rule 4), and null removes a field.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { FeatureGateError, FeatureGates } from '../../features.js';
+import { FeatureGateError, FeatureGates, GATES_1_37 } from '../../features.js';
 import {
   AGENT_CONFIG_FIELDS,
   checkFields,
@@ -267,12 +267,31 @@ function validate(cfg: AgentConfiguration): void {
   }
   if (!cfg.containerRuntimeEndpoint) problems.push('containerRuntimeEndpoint must be set');
   try {
-    new FeatureGates(cfg.featureGates);
+    new FeatureGates(withoutLockedGates(cfg.featureGates));
   } catch (err) {
     if (!(err instanceof FeatureGateError)) throw err;
     problems.push(`featureGates: ${err.message}`);
   }
   if (problems.length) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+}
+
+/**
+ * The agent's locked gates (GA, such as NodeDeclaredFeatures and KubeletPSI) are "locked and ignored
+ * if set" (spec 001 §2.2, 002 §4.2): a value against the lock is left out, with `warn`, not refused
+ * (upstream's component-base refuses it; the spec wins).
+ */
+export function withoutLockedGates(set: Readonly<Record<string, boolean>> | undefined, warn: (message: string) => void = () => undefined): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const [name, value] of Object.entries(set ?? {})) {
+    const info = GATES_1_37[name];
+    // Test-only (breaks.ts): a locked gate set against its lock is refused.
+    if (info?.locked && value !== info.default && !broken('locked-gates-refused')) {
+      warn(`feature gate ${name} is locked to ${info.default} (${info.stage}); ignoring ${name}=${value}`);
+      continue;
+    }
+    out[name] = value;
+  }
+  return out;
 }
 
 /**
