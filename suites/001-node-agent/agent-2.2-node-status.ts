@@ -11,7 +11,7 @@ import { expectTrue, fail, show } from '../verify.js';
 import { agentCase, nodePath } from './agent-kit.js';
 import { expectStarts } from './agent-exec-kit.js';
 import { agentEndpointCases } from './agent-endpoints.js';
-import { agentNode, condition, launchedReady, leasePath, nodeWhen, objectWhen, quantity, readyView } from './agent-node-kit.js';
+import { agentNode, condition, launchedReady, leasePath, nodeWhen, objectWhen, quantity, readyView, runtimeNotReady } from './agent-node-kit.js';
 
 /** Upstream writes the HostName type as `Hostname` on the wire (001-2.2-address-types): both count. */
 const isHostName = (a: any) => a?.type === 'HostName' || a?.type === 'Hostname';
@@ -31,10 +31,8 @@ async function cordonAndResync(ctx: CaseContext, launched: LaunchedAgent): Promi
   const nodeName = launched.nodeName;
   const res = await ctx.api.request('PATCH', nodePath(nodeName), { body: { spec: { unschedulable: true } }, headers: { 'content-type': 'application/merge-patch+json' } });
   if (res.status !== 200) fail('cordon the launched agent\'s Node (merge patch spec.unschedulable=true)', 'HTTP 200', `HTTP ${res.status} ${res.text.slice(0, 300)}`);
-  launched.cri.control.setRuntimeReady(false, 'ConformanceNotReady', 'made not ready by the conformance case');
   // Ready False is a status write the agent made after the cordon.
-  return nodeWhen(ctx, nodeName, (n) => condition(n, 'Ready')?.status === 'False',
-    'after the cordon, the agent writes its status again (its runtime was made not ready)', 'condition Ready with status False', readyView, 20_000);
+  return runtimeNotReady(ctx, launched, 'after the cordon, the agent writes its status again (its runtime was made not ready)');
 }
 
 export const agentNodeStatusCases: Case[] = [
@@ -259,9 +257,7 @@ export const agentNodeStatusCases: Case[] = [
     async run(ctx) {
       const launched = await ctx.agents.launch();
       await launchedReady(ctx, launched);
-      launched.cri.control.setRuntimeReady(false, 'ConformanceNotReady', 'made not ready by the conformance case');
-      await nodeWhen(ctx, launched.nodeName, (n) => condition(n, 'Ready')?.status === 'False',
-        'the agent reports its node not ready once the runtime is not', 'condition Ready with status False', readyView, 20_000);
+      await runtimeNotReady(ctx, launched, 'the agent reports its node not ready once the runtime is not');
     },
   }),
   // The machine's real pressure is unknown to the case, so only the states the spec allows are

@@ -7,7 +7,7 @@ import { expectCode, expectTrue, fail, show, skip } from '../verify.js';
 import { parseExposition, samplesOf, type Exposition } from '../002-metrics-debug/exposition.js';
 import { parseMediaType } from '../002-metrics-debug/metrics-protobuf.js';
 import { agentCase, nodePath } from './agent-kit.js';
-import { condition, launchedReady, nodeWhen, readyView } from './agent-node-kit.js';
+import { launchedReady, runtimeNotReady } from './agent-node-kit.js';
 
 const TEXT_ACCEPT = 'text/plain;version=0.0.4';
 
@@ -38,13 +38,6 @@ const STAGES: ReadonlyArray<{ id: string; req: string; feature: string; gate: st
   { id: 'pod-allocation-records-ga', req: '001-10-pod-allocation-records-ga', feature: 'Pod allocation records', gate: 'InPlacePodVerticalScaling', stage: 'GA', since: '1.35' },
 ];
 const STAGE_LABELS: Record<'beta' | 'GA', readonly string[]> = { beta: ['beta'], GA: ['', 'ga', 'stable'] };
-
-/** Makes a launched agent's runtime not ready and waits until the agent has written Ready False: a status write it made. */
-async function resyncNotReady(ctx: CaseContext, nodeName: string, setRuntimeReady: (ready: boolean, reason?: string, message?: string) => void): Promise<any> {
-  setRuntimeReady(false, 'ConformanceNotReady', 'made not ready by the conformance case');
-  return nodeWhen(ctx, nodeName, (n) => condition(n, 'Ready')?.status === 'False',
-    'the agent writes its status again (its runtime was made not ready)', 'condition Ready with status False', readyView, 20_000);
-}
 
 export const agentEndpointCases: Case[] = [
   defineCase({
@@ -101,7 +94,7 @@ export const agentEndpointCases: Case[] = [
       const value = ctx.uniqueName('own').slice(0, 63).replace(/[^a-zA-Z0-9]+$/, ''); // a label value: at most 63 characters, ending alphanumeric
       const res = await ctx.api.request('PATCH', nodePath(launched.nodeName), { body: { metadata: { labels: { [key]: value } } }, headers: { 'content-type': 'application/merge-patch+json' } });
       expectCode(res, 200, `add the label ${key} to the launched agent's Node (merge patch)`);
-      await resyncNotReady(ctx, launched.nodeName, (...a) => launched.cri.control.setRuntimeReady(...a));
+      await runtimeNotReady(ctx, launched, 'the agent writes its status again (its runtime was made not ready)');
       const node = await ctx.api.get(nodePath(launched.nodeName));
       expectCode(node, 200, 'GET the launched agent\'s Node');
       expectTrue(node.json?.metadata?.labels?.[key] === value, 'the label set through the API, after the agent wrote its status', `label ${key}=${show(value)}`, node.json?.metadata?.labels);

@@ -43,6 +43,15 @@ export function launchedReady(ctx: CaseContext, launched: LaunchedAgent, timeout
     'the launched agent registers its Node and reports it Ready (its runtime is ready)', 'condition Ready with status True', readyView, timeoutMs);
 }
 
+/**
+ * Makes a launched agent's runtime report RuntimeReady false and waits until the agent has written
+ * Ready False: a status write the agent made after that moment (`what` says why the case needs it).
+ */
+export function runtimeNotReady(ctx: CaseContext, launched: LaunchedAgent, what: string): Promise<any> {
+  launched.cri.control.setRuntimeReady(false, 'ConformanceNotReady', 'made not ready by the conformance case');
+  return nodeWhen(ctx, launched.nodeName, (n) => condition(n, 'Ready')?.status === 'False', what, 'condition Ready with status False', readyView, 20_000);
+}
+
 const SUFFIX: Record<string, number> = {
   '': 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
   Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
