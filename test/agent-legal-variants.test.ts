@@ -1,0 +1,68 @@
+// Legal agents pass: the cases that observe the shared agent (needs agent or cri) run against agents
+// that differ from the reference only where spec 001 leaves freedom, and none may fail or error.
+// Each variant rewrites what the reference agent writes to the API or answers on its port
+// (helpers/agent-node.ts); the agent-exec cases start agents of their own, so these variants do not
+// reach them.
+import t from 'tap';
+import { runCases } from '../runner/run.js';
+import { AGENT_CASES } from './helpers/agent-proof.js';
+import { startProofNode, type AgentBreakage } from './helpers/agent-node.js';
+import { editJson, type ProxiedRequest } from './helpers/broken-target.js';
+
+const NODE_WRITE = /^\/api\/v1\/nodes(\/[^/?]+\/status)?(\?|$)/;
+
+/** How many writes each variant rewrote: a variant that changed nothing proves nothing. */
+const rewrites = new Map<AgentBreakage, number>();
+
+/** Rewrites the status of every write of the agent's Node. */
+function nodeStatus(edit: (status: any) => void): AgentBreakage {
+  const variant: AgentBreakage = {
+    api: {
+      request(req: ProxiedRequest) {
+        if (!['POST', 'PUT', 'PATCH'].includes(req.method) || !NODE_WRITE.test(req.path)) return;
+        editJson(req, (o) => {
+          if (!o?.status) return;
+          edit(o.status);
+          rewrites.set(variant, (rewrites.get(variant) ?? 0) + 1);
+        });
+      },
+    },
+  };
+  return variant;
+}
+
+const VARIANTS: Record<string, AgentBreakage> = {
+  // The spec's spelling of the host name address type (upstream writes `Hostname`).
+  'address-type-HostName': nodeStatus((s) => { for (const a of s.addresses ?? []) if (a?.type === 'Hostname') a.type = 'HostName'; }),
+  // An ExternalIP besides the InternalIP, conditions in another order, and a NetworkUnavailable
+  // condition (set by network plugins on some nodes).
+  'more-addresses-and-conditions': nodeStatus((s) => {
+    s.addresses = [...(s.addresses ?? []), { type: 'ExternalIP', address: '203.0.113.9' }];
+    const t0 = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    s.conditions = [...(s.conditions ?? [])].reverse();
+    if (s.conditions.length) s.conditions.push({ type: 'NetworkUnavailable', status: 'False', reason: 'RouteCreated', message: 'routes created', lastHeartbeatTime: t0, lastTransitionTime: t0 });
+  }),
+  // No declaredFeatures at all (an agent with no feature under development enabled).
+  'no-declared-features': nodeStatus((s) => { delete s.declaredFeatures; }),
+};
+
+const cases = AGENT_CASES.filter((c) => !c.needs.includes('agent-exec'));
+
+t.test('the agent cases pass against agents that use the spec\'s freedom', async (t) => {
+  let seq = 0;
+  await Promise.all(Object.entries(VARIANTS).map(async ([name, variant]) => {
+    const runId = `alv${seq++}`;
+    const node = await startProofNode(runId, variant, true);
+    try {
+      const g = node.target.group;
+      const report = await runCases({ cases, conn: g.conn, node: node.node, embedded: false, gates: g.gates, facts: g.facts, version: 'test', timeoutMs: 45_000, runId });
+      const bad = report.cases.filter((c) => c.status === 'failed' || c.status === 'errored');
+      t.same(bad.map((c) => `${c.id}: ${c.status} ${c.message} expected=${c.expected} actual=${c.actual}`), [], `${name}: no agent case fails or errors`);
+      t.ok(report.summary.passed > cases.length / 2, `${name}: ${report.summary.passed} of ${cases.length} passed (skipped: ${report.cases.filter((c) => c.status === 'skipped').map((c) => c.id).join(', ') || 'none'})`);
+      t.same(report.leaks, [], `${name}: nothing left behind`);
+      t.ok((rewrites.get(variant) ?? 0) > 0, `${name}: the variant rewrote ${rewrites.get(variant) ?? 0} node status writes`);
+    } finally {
+      await node.close();
+    }
+  }));
+});
