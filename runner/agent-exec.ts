@@ -19,7 +19,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiClient, createDispatcher, type TargetConnection } from './client.js';
 import type { Exchange } from './results.js';
-import { startMockCri, type MockCri } from '../mocks/cri/server.js';
+import type { MockCri } from '../mocks/cri/server.js';
+
+/**
+ * The mock CRI's server and its gRPC client, loaded on first use: grpc-js and the CRI's proto are for
+ * runs with agent cases, not for every start of the CLI (`list`, API-only runs).
+ */
+export const loadMockCri = () => import('../mocks/cri/server.js');
+export const loadCriClient = () => import('../mocks/cri/proto.js');
 
 export interface LaunchOptions {
   /** Flags after the contract's own (e.g. `--config-dir`, `--lock-file`). */
@@ -123,7 +130,7 @@ export function agentLauncher(deps: LauncherDeps): { launch(o?: LaunchOptions): 
     cleanups.push(() => rm(workDir, { recursive: true, force: true }));
     const rootDir = o.rootDir ?? join(workDir, 'root');
     // The runtime reads Localhost seccomp profiles where the agent keeps them (§2.1), as on a real node.
-    const cri = o.cri ?? await startMockCri({ socket: join(workDir, 'cri', 'cri.sock'), root: join(workDir, 'cri-state'), seccompDir: join(rootDir, 'seccomp') });
+    const cri = o.cri ?? await (await loadMockCri()).startMockCri({ socket: join(workDir, 'cri', 'cri.sock'), root: join(workDir, 'cri-state'), seccompDir: join(rootDir, 'seccomp') });
     if (!o.cri) cleanups.push(() => cri.close());
     const nodeName = o.nodeName ?? deps.uniqueName('node');
     const port = await freePort();

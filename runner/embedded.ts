@@ -12,7 +12,7 @@ import { AGENT_KINDS, type Case } from '../suites/case.js';
 import { startReference, type ReferenceOptions, type RunningReference } from '../reference/server.js';
 import { defaultGates } from './gates.js';
 import { runGroups, newRunId, type NodeTargets, type RunOptions, type TargetGroup } from './run.js';
-import { referenceAgentCommand } from './agent-exec.js';
+import { loadMockCri, referenceAgentCommand } from './agent-exec.js';
 import type { FactName, TargetFacts } from './facts.js';
 import type { RunReport } from './results.js';
 
@@ -141,7 +141,7 @@ export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId:
  * start the reference agent through this package's own CLI.
  */
 export async function startEmbeddedNode(group: Omit<TargetGroup, 'cases'>, runId: string): Promise<{ node: NodeTargets; close(): Promise<void> }> {
-  const [{ startMockCri }, { startAgent }] = await Promise.all([import('../mocks/cri/server.js'), import('../reference/agent/agent.js')]);
+  const [{ startMockCri }, { startAgent }] = await Promise.all([loadMockCri(), import('../reference/agent/agent.js')]);
   const dir = await mkdtemp(join(tmpdir(), 'oc-node-'));
   const cri = await startMockCri({ socket: join(dir, 'cri', 'cri.sock'), control: join(dir, 'cri', 'control.sock'), root: join(dir, 'cri-state'), seccompDir: join(dir, 'root', 'seccomp') });
   let agent;

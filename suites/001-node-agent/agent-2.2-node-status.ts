@@ -5,8 +5,7 @@
 // launches, with its own runtime.
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import { GATES_1_37 } from '../../runner/gates.js';
-import { criClient } from '../../mocks/cri/proto.js';
-import type { LaunchedAgent } from '../../runner/agent-exec.js';
+import { loadCriClient, type LaunchedAgent } from '../../runner/agent-exec.js';
 import { expectTrue, fail, show } from '../verify.js';
 import { agentCase, nodePath } from './agent-kit.js';
 import { expectStarts } from './agent-exec-kit.js';
@@ -134,6 +133,7 @@ export const agentNodeStatusCases: Case[] = [
     async run(ctx) {
       const launched = await ctx.agents.launch();
       // Ask the launched runtime itself, as any CRI client would.
+      const { criClient } = await loadCriClient();
       const cri = criClient(launched.cri.criUrl);
       const v: any = await cri.call('Version', {}, { deadlineMs: 5_000 }).finally(() => cri.close());
       const node = await nodeWhen(ctx, launched.nodeName, (n) => n?.status?.nodeInfo !== undefined, 'the launched agent publishes nodeInfo', 'status.nodeInfo', (n) => n?.status, 15_000);

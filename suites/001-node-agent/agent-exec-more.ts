@@ -9,9 +9,7 @@ import { agentCase, createPodOnNode, isRunning, podPath, RUN_IMAGE, waitFor } fr
 import { configArgs, durationMs, healthyWithin, readConfigz, withScratch } from './agent-exec-kit.js';
 import { listenNotify, says, type NotifySocket } from './agent-exec-notify.js';
 import { condition, nodeWhen, readyView } from './agent-node-kit.js';
-import { writeFiles, type LaunchedAgent } from '../../runner/agent-exec.js';
-import { criClient } from '../../mocks/cri/proto.js';
-import { startMockCri } from '../../mocks/cri/server.js';
+import { loadCriClient, loadMockCri, writeFiles, type LaunchedAgent } from '../../runner/agent-exec.js';
 
 /** Bounded polling (every 100 ms) of something local (a launched runtime's state, a file): the first truthy value, or undefined. */
 async function pollUntil<T>(get: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T | undefined> {
@@ -189,7 +187,7 @@ const criCases: Case[] = [
       const asked = a.cri.control.calls.list({ rpc: 'Version' });
       expectTrue(asked.length > 0, 'the agent calls Version on its runtime', 'at least one Version call in the runtime\'s call log', 'none');
       // The runtime's own answer, as any CRI client reads it.
-      const cri = criClient(a.cri.criUrl);
+      const cri = (await loadCriClient()).criClient(a.cri.criUrl);
       const v: any = await cri.call('Version', { version: '0.1.0' }, { deadlineMs: 5_000 }).finally(() => cri.close());
       expectEqual(node.status.nodeInfo.containerRuntimeVersion, `${v.runtime_name}://${v.runtime_version}`,
         'nodeInfo.containerRuntimeVersion from VersionResponse runtime_name (field 2) and runtime_version (field 3), upstream\'s `<name>://<version>`');
@@ -254,7 +252,7 @@ const criCases: Case[] = [
         const first = sbs().find((s) => s.state === 'SANDBOX_READY');
         if (!first) fail('the running pod\'s sandbox in the runtime', 'a SANDBOX_READY sandbox', show(sbs()));
         // Stopped behind the agent's back: the runtime now lists it SANDBOX_NOTREADY (1).
-        const cri = criClient(a.cri.criUrl);
+        const cri = (await loadCriClient()).criClient(a.cri.criUrl);
         await cri.call('StopPodSandbox', { pod_sandbox_id: first.id }, { deadlineMs: 5_000 }).finally(() => cri.close());
         const next = await pollUntil(() => sbs().find((s) => s.state === 'SANDBOX_READY' && s.id !== first.id), 20_000);
         if (!next) fail('after its sandbox was stopped, the agent runs the pod in a new sandbox (within 20s)', 'another SANDBOX_READY sandbox for the pod', show(sbs().map((s) => ({ id: s.id, state: s.state, attempt: s.metadata?.attempt }))));
@@ -271,7 +269,7 @@ const socketCases: Case[] = [
     async run(ctx) {
       await withScratch(async (dir) => {
         // A second runtime of the case's own serves the image service; the launcher's runs the rest.
-        const images = await startMockCri({ socket: join(dir, 'images', 'cri.sock'), root: join(dir, 'images-state') });
+        const images = await (await loadMockCri()).startMockCri({ socket: join(dir, 'images', 'cri.sock'), root: join(dir, 'images-state') });
         try {
           const a = await ctx.agents.launch({ args: await configArgs(dir, { main: { imageServiceEndpoint: images.criUrl } }) });
           const since = Math.max(0, ...a.cri.control.calls.list().map((c) => c.seq));
