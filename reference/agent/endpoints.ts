@@ -67,6 +67,26 @@ export interface AgentServerOptions {
   configz: Readonly<Record<string, unknown>>;
   /** The pods the agent runs, for /pods. */
   pods(): any[];
+  /** Further paths (checkpoint, stats, metrics of other sources), tried in order before the shared
+   *  component endpoints. Modules that serve them own their handlers; this file only routes. */
+  routes?: readonly AgentRoute[];
+  /** Called with the component metrics once they exist, to register the agent's own series on /metrics. */
+  onMetrics?(metrics: ComponentMetrics): void;
+}
+
+/** One path (or, when `path` ends in '/', every path under it) of the agent's HTTPS port. */
+export interface AgentRoute {
+  path: string;
+  /** Methods served; another method answers 405 with an Allow header. */
+  methods: readonly string[];
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
+}
+
+/** The route serving `pathname`, if any: exact paths first, then the longest prefix. */
+export function routeFor(routes: readonly AgentRoute[], pathname: string): AgentRoute | undefined {
+  const exact = routes.find((r) => !r.path.endsWith('/') && r.path === pathname);
+  if (exact) return exact;
+  return routes.filter((r) => r.path.endsWith('/') && pathname.startsWith(r.path)).sort((a, b) => b.path.length - a.path.length)[0];
 }
 
 export interface AgentServer {
@@ -85,6 +105,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 
 export async function startAgentServer(o: AgentServerOptions): Promise<AgentServer> {
   const metrics = new ComponentMetrics({ featureGates: o.featureGates, buildInfo: { git_version: `v${PACKAGE_VERSION}`, platform: `${process.platform}/${process.arch}` } });
+  o.onMetrics?.(metrics);
   const endpoints = new ComponentEndpoints({
     name: AGENT_COMPONENT,
     checks: o.checks,
@@ -92,7 +113,7 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
     config: o.configz,
     featureGates: o.featureGates,
     binaryVersion: PACKAGE_VERSION,
-    otherPaths: ['/pods'],
+    otherPaths: ['/pods', ...(o.routes ?? []).filter((r) => r.methods.includes('GET') && !r.path.endsWith('/')).map((r) => r.path)],
     metrics: { handle: (req, res) => metrics.serve(req, res) },
   });
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -105,6 +126,15 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
       }
       // Upstream's read-only /pods: a v1 PodList of the pods the agent is running.
       return sendJson(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: o.pods() });
+    }
+    const route = routeFor(o.routes ?? [], url.pathname);
+    if (route) {
+      if (!route.methods.includes(req.method ?? 'GET')) {
+        res.writeHead(405, { Allow: route.methods.join(', '), 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end(`method not allowed: ${route.path} answers ${route.methods.join(', ')}\n`);
+        return;
+      }
+      return route.handle(req, res, url);
     }
     if (await endpoints.handle(req, res, url.pathname, url.searchParams)) return;
     res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });

@@ -8,6 +8,8 @@ import { agentNodeStatusCases } from './agent-2.2-node-status.js';
 import { agentSeccompCases } from './agent-2.4-seccomp.js';
 import { agentKernelCases } from './agent-2.5-kernel.js';
 import { agentExecCases } from './agent-exec.js';
+import { agentCheckpointCases } from './agent-4.1-checkpoint.js';
+import { agentPodInfoCases } from './agent-4.2-pod-info.js';
 // <<imports>>
 
 export const nodeAgentCases: Case[] = [
@@ -19,5 +21,7 @@ export const nodeAgentCases: Case[] = [
   ...agentSeccompCases,
   ...agentKernelCases,
   ...agentExecCases,
+  ...agentCheckpointCases,
+  ...agentPodInfoCases,
   // <<cases>>
 ];

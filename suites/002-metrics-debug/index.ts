@@ -12,6 +12,7 @@ import { flagsOnlyCases } from './4-flagz-only.js';
 import { scrapingCases } from './4-scraping.js';
 import { versioningCases } from './9-versioning.js';
 import { httpsCases } from './1-https.js';
+import { agentStatsCases } from './agent-stats.js';
 // <<imports>>
 
 export const metricsDebugCases: Case[] = [
@@ -26,6 +27,7 @@ export const metricsDebugCases: Case[] = [
   ...scrapingCases,
   ...versioningCases,
   ...httpsCases,
+  ...agentStatsCases,
   // <<cases>>
   ...debugErrorCases,
 ];

@@ -9,6 +9,9 @@ import { agentNodeStatusBreakages } from './agent-node-status.js';
 import { agentSeccompBreakages } from './agent-seccomp.js';
 import { agentKernelBreakages } from './agent-kernel.js';
 import { agentExecBreakages } from './agent-exec.js';
+import { agentCheckpointBreakages } from './agent-checkpoint.js';
+import { agentPodInfoBreakages } from './agent-pod-info.js';
+import { agentStatsBreakages } from './agent-stats.js';
 // <<imports>>
 
 export const AGENT_BREAKAGES: Record<string, AgentBreakage> = {
@@ -17,5 +20,8 @@ export const AGENT_BREAKAGES: Record<string, AgentBreakage> = {
   ...agentSeccompBreakages,
   ...agentKernelBreakages,
   ...agentExecBreakages,
+  ...agentCheckpointBreakages,
+  ...agentPodInfoBreakages,
+  ...agentStatsBreakages,
   // <<breakages>>
 };
