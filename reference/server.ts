@@ -57,6 +57,17 @@ export interface ReferenceOptions {
    * `anonymous` is false. Without `auth`, nothing is authenticated and everything is allowed.
    */
   auth?: AuthOptions;
+  /**
+   * Address types tried in order for `/api/v1/nodes/{name}/proxy` (upstream
+   * --kubelet-preferred-address-types). Default InternalIP, ExternalIP, Hostname: upstream puts
+   * Hostname first, but agents here register --hostname-override names that do not resolve.
+   */
+  agentPreferredAddressTypes?: readonly string[];
+  /**
+   * CA of the node agents' serving certificates, for the node proxy (upstream
+   * --kubelet-certificate-authority); without it their certificates are not verified, as upstream.
+   */
+  agentCaPem?: string;
 }
 
 export interface RunningReference {
@@ -83,7 +94,7 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Runni
       config: { componentconfig: { bindAddress: opts.host ?? '127.0.0.1', port: opts.port ?? 0, storage: 'memory', featureGates: featureGates.all() } },
       healthFaults: opts.healthFaults,
     };
-    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, controllers: REFERENCE_CONTROLLERS, host: opts.host, port: opts.port, featureGates, identity, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, tls, auth: opts.auth });
+    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, controllers: REFERENCE_CONTROLLERS, host: opts.host, port: opts.port, featureGates, identity, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, tls, auth: opts.auth, agentProxy: { preferredAddressTypes: opts.agentPreferredAddressTypes, caPem: opts.agentCaPem } });
     try {
       for (const p of opts.debugPlantCorrupt ?? []) await plantCorrupt(api.registry, storage, p);
     } catch (err) {

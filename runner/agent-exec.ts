@@ -35,6 +35,11 @@ export interface LaunchOptions {
   env?: Readonly<Record<string, string>>;
   /** Connect to the run's control plane through a kubeconfig (default true); false: standalone mode. */
   controlPlane?: boolean;
+  /**
+   * The server of that kubeconfig instead of the run's API URL, with the same credentials and CA: a
+   * proxy the case runs in front of the API (to take the control plane away from the agent).
+   */
+  apiUrl?: string;
   /** Use this root dir instead of a fresh one (a restart on the same state, a second agent). */
   rootDir?: string;
   /** Use this runtime instead of a fresh one. */
@@ -122,7 +127,8 @@ export interface LauncherDeps {
 /** The launcher of one case; `close` stops its agents and runtimes and removes their directories. */
 export function agentLauncher(deps: LauncherDeps): { launch(o?: LaunchOptions): Promise<LaunchedAgent>; close(): Promise<void> } {
   const cleanups: Array<() => Promise<void>> = [];
-  let kubeconfig: string | undefined;
+  /** One kubeconfig per API URL, written on first use in the first launch's work directory. */
+  const kubeconfigs = new Map<string, string>();
 
   const launch = async (o: LaunchOptions = {}): Promise<LaunchedAgent> => {
     const workDir = await mkdtemp(join(tmpdir(), 'oc-agent-'));
@@ -136,9 +142,12 @@ export function agentLauncher(deps: LauncherDeps): { launch(o?: LaunchOptions): 
     const port = await freePort();
     const args = ['--root-dir', rootDir, '--container-runtime-endpoint', cri.criUrl, '--hostname-override', nodeName, '--address', '127.0.0.1', '--port', String(port)];
     if (o.controlPlane !== false) {
+      const server = o.apiUrl ?? deps.api.baseUrl;
+      let kubeconfig = kubeconfigs.get(server);
       if (!kubeconfig) {
-        kubeconfig = join(workDir, 'kubeconfig');
-        await writeFile(kubeconfig, kubeconfigYaml(deps.api), { mode: 0o600 });
+        kubeconfig = join(workDir, `kubeconfig-${kubeconfigs.size}`);
+        await writeFile(kubeconfig, kubeconfigYaml({ ...deps.api, baseUrl: server }), { mode: 0o600 });
+        kubeconfigs.set(server, kubeconfig);
       }
       args.push('--kubeconfig', kubeconfig);
       deps.track(`/api/v1/nodes/${nodeName}`);

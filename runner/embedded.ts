@@ -61,8 +61,11 @@ export interface EmbeddedTarget {
 /**
  * Starts a reference for a profile. `corruptObjects` is how many corrupt objects to plant (one per
  * case that needs one); they are storage classes named after the run, so nothing else is touched.
+ * `auth` turns authentication on as the 'authentication' fact does (the run's token, RBAC), without
+ * stating the fact: a node agent checks the callers of its endpoints with TokenReview against this
+ * server, which must therefore know the token the run sends the agent.
  */
-export async function startEmbeddedTarget(profile: Profile, opts: { runId: string; corruptObjects?: number }): Promise<EmbeddedTarget> {
+export async function startEmbeddedTarget(profile: Profile, opts: { runId: string; corruptObjects?: number; auth?: boolean }): Promise<EmbeddedTarget> {
   const needs = new Set(profile.facts);
   // HTTPS, as every component serves (spec 002 §1), with a certificate the run trusts.
   const ref: ReferenceOptions = { host: '127.0.0.1', port: 0, featureGates: profile.overrides, tls: 'self-signed' };
@@ -78,10 +81,10 @@ export async function startEmbeddedTarget(profile: Profile, opts: { runId: strin
     ref.healthFaults = new Map([[EMBEDDED_FACTS.failingHealthCheck.check, EMBEDDED_FACTS.failingReason]]);
   }
   let token: string | undefined;
-  if (needs.has('authentication')) {
+  if (needs.has('authentication') || opts.auth) {
     token = randomBytes(24).toString('base64url');
     ref.auth = { tokens: [{ token, user: 'orch-conformance', groups: ['system:masters'] }], authorizationMode: 'RBAC' };
-    facts.authentication = true;
+    if (needs.has('authentication')) facts.authentication = true;
   }
   const running: RunningReference = await startReference(ref);
   return {
@@ -118,10 +121,11 @@ export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId:
     const groups: TargetGroup[] = [];
     for (const g of groupByProfile(cases, fixed)) {
       const corruptObjects = g.cases.filter((c) => c.facts?.includes('corruptObject')).length;
-      const target = await startEmbeddedTarget(g.profile, { runId: opts.runId, corruptObjects });
+      const withNode = !!opts.node && g.cases.some((c) => c.needs.some((k) => AGENT_KINDS.has(k)));
+      const target = await startEmbeddedTarget(g.profile, { runId: opts.runId, corruptObjects, auth: withNode });
       targets.push(target);
       let node: NodeTargets | undefined;
-      if (opts.node && g.cases.some((c) => c.needs.some((k) => AGENT_KINDS.has(k)))) {
+      if (withNode) {
         const started = await startEmbeddedNode(target.group, opts.runId);
         targets.push(started);
         node = started.node;
@@ -151,6 +155,8 @@ export async function startEmbeddedNode(group: Omit<TargetGroup, 'cases'>, runId
       criEndpoint: cri.criUrl,
       nodeName: `oc-${runId}-node`,
       hostnameOverride: `oc-${runId}-node`,
+      // Where it serves: the API server's node proxy reaches it there.
+      nodeIP: '127.0.0.1',
       rootDir: join(dir, 'root'),
       serve: { address: '127.0.0.1', port: 0 },
       log: () => undefined,
@@ -166,6 +172,7 @@ export async function startEmbeddedNode(group: Omit<TargetGroup, 'cases'>, runId
       agent: { conn: { baseUrl: agent.url!, caPem, token: group.conn.token }, nodeName: agent.nodeName },
       criControl: cri.controlPath,
       agentExec: referenceAgentCommand(),
+      agentPodSocket: join(dir, 'root', 'pods', 'agent.sock'),
     },
     close: async () => {
       await agent.close();

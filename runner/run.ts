@@ -79,6 +79,8 @@ export interface NodeTargets {
   criControl?: string;
   /** Shell command that starts an agent (runner/agent-exec.ts has the flag contract). */
   agentExec?: string;
+  /** Path of the agent under test's pod info socket (spec 001 §4.2), on the runner's machine. */
+  agentPodSocket?: string;
 }
 
 export async function runCases(opts: RunOptions): Promise<RunReport> {
@@ -274,6 +276,11 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
       cri ??= criControlClient(criControlConnection(path), env.agentDispatcher().cri!, signal, api.exchanges);
       return cri;
     },
+    podInfoSocket: () => {
+      const path = env.node?.agentPodSocket;
+      if (!path) throw new Error('the run has no pod info socket: pass --agent-pod-socket <path> (and list "agent-socket" in the case\'s needs)');
+      return path;
+    },
     agents: {
       launch: (o) => {
         if (!env.node?.agentExec) throw new Error('the run has no --agent-exec command (and list "agent-exec" in the case\'s needs)');
@@ -369,6 +376,7 @@ export function missingNodeTarget(c: Case, node?: NodeTargets): string | undefin
   if (c.needs.includes('agent') && !node?.agent) absent.push('an agent under test: pass --agent <url> and --node <name>');
   if (c.needs.includes('cri') && !node?.criControl) absent.push('the control socket of the mock CRI runtime the agent uses: start `orch-conformance mock-cri --control <path>`, point the agent at its socket and pass --cri-control <path>');
   if (c.needs.includes('agent-exec') && !node?.agentExec) absent.push("a command that starts agents: pass --agent-exec '<command>'");
+  if (c.needs.includes('agent-socket') && !node?.agentPodSocket) absent.push("the agent's pod info socket (gRPC, on this machine): pass --agent-pod-socket <path>, e.g. /var/lib/agent/pods/agent.sock");
   return absent.length ? `needs ${absent.join('; and ')}` : undefined;
 }
 

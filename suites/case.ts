@@ -21,12 +21,13 @@ export const NAMESPACE_IMPACTS: ReadonlySet<Impact> = new Set(['namespaced', 'no
  * of the components named in `components` (`run --metrics name=url`); 'agent' a running node agent
  * (`--agent <url> --node <name>`); 'cri' the control socket of the mock CRI that agent uses
  * (`--cri-control <path>`); 'agent-exec' a command that starts agents (`--agent-exec '<command>'`),
- * which the case runs itself (runner/agent-exec.ts has the flag contract).
+ * which the case runs itself (runner/agent-exec.ts has the flag contract); 'agent-socket' the pod info
+ * socket of the agent under test, local to the runner (`--agent-pod-socket <path>`, spec 001 §4.2).
  */
-export type TargetKind = 'api' | 'metrics' | 'agent' | 'cri' | 'agent-exec';
+export type TargetKind = 'api' | 'metrics' | 'agent' | 'cri' | 'agent-exec' | 'agent-socket';
 
 /** Target kinds through which a case observes a node agent: only those count as agent coverage. */
-export const AGENT_KINDS: ReadonlySet<TargetKind> = new Set(['agent', 'cri', 'agent-exec']);
+export const AGENT_KINDS: ReadonlySet<TargetKind> = new Set(['agent', 'cri', 'agent-exec', 'agent-socket']);
 
 export interface CaseMeta {
   /** Stable dotted id, e.g. `api.storageclass.reclaim-policy.default`. */
@@ -87,6 +88,8 @@ export interface CaseContext {
   agent(): { readonly client: ApiClient; readonly nodeName: string };
   /** needs 'cri': the control API of the mock CRI the agent under test uses. */
   cri(): CriControlClient;
+  /** needs 'agent-socket': the path of the agent under test's pod info socket (gRPC, spec 001 §4.2). */
+  podInfoSocket(): string;
   /** needs 'agent-exec': starts agent processes of the implementation under test. */
   readonly agents: AgentLauncher;
 }

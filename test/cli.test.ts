@@ -1,7 +1,7 @@
 // The orch-conformance command, run as users run it (the built bin through execa).
 import t from 'tap';
 import { execaNode } from 'execa';
-import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
@@ -11,19 +11,8 @@ import { BIN, startServe } from './helpers/serve.js';
 const cli = (args: string[], opts: Record<string, unknown> = {}) => execaNode(BIN, args, { reject: false, timeout: 120_000, ...opts });
 const tmp = () => mkdtempSync(join(tmpdir(), 'oc-cli-'));
 
-t.test('run without --api: every case passes against the embedded reference, reports written', async (t) => {
-  const dir = tmp();
-  const r = await cli(['run', '--reporter', 'console', '--reporter', `json=${dir}/r.json`, '--reporter', `junit=${dir}/junit.xml`, '--reporter', `html=${dir}/report.html`, '--reporter', `markdown=${dir}/report.md`, '--reporter', `tap=${dir}/r.tap`]);
-  t.equal(r.exitCode, 0, `exit 0\n${r.stdout.slice(-3000)}\n${r.stderr}`);
-  const report = JSON.parse(readFileSync(`${dir}/r.json`, 'utf8'));
-  t.equal(report.tool, 'orch-conformance');
-  t.equal(report.target.embedded, true);
-  t.ok(report.summary.total > 0);
-  t.equal(report.summary.passed, report.summary.total);
-  t.same(report.leaks, []);
-  for (const f of ['junit.xml', 'report.html', 'report.md', 'r.tap']) t.ok(existsSync(`${dir}/${f}`), `${f} written`);
-  t.match(readFileSync(`${dir}/junit.xml`, 'utf8'), /<testsuites[^>]* failures="0"/);
-});
+// The README's main command (run without --api: every case against the embedded reference, every
+// reporter) is run once, by conformance-doc.test.ts, which also checks CONFORMANCE.md against its results.
 
 t.test('run --api against a separately started serve gives the same results', async (t) => {
   const { proc: serve, url } = await startServe(t, ['--plain-http']);

@@ -1,19 +1,35 @@
 // CONFORMANCE.md is generated from the catalogue, the cases and a reference run, and kept fresh.
 import t from 'tap';
-import { readFileSync } from 'node:fs';
+import { execaNode } from 'execa';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REQUIREMENTS } from '../suites/requirements/index.js';
 import { ALL_CASES } from '../suites/index.js';
 import { renderConformanceDoc } from '../scripts/conformance-doc.js';
-import { runAgainstReference } from '../scripts/reference-run.js';
+import type { CaseResult } from '../runner/results.js';
+import { BIN } from './helpers/serve.js';
 
-t.test('CONFORMANCE.md matches a fresh reference run', async (t) => {
-  const report = await runAgainstReference();
+// One full run serves both checks: it is the README's main command (every case against the embedded
+// reference, every reporter, as users run it through the built CLI), and its results are what
+// CONFORMANCE.md must match. A full run is the costliest thing the tests do; it is done once.
+t.test('the main command: every case passes against the embedded reference, reports written, CONFORMANCE.md fresh', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'oc-main-'));
+  const r = await execaNode(BIN, ['run', '--reporter', 'console', '--reporter', `json=${dir}/r.json`, '--reporter', `junit=${dir}/junit.xml`, '--reporter', `html=${dir}/report.html`, '--reporter', `markdown=${dir}/report.md`, '--reporter', `tap=${dir}/r.tap`], { reject: false, timeout: 300_000 });
+  t.equal(r.exitCode, 0, `exit 0\n${r.stdout.slice(-3000)}\n${r.stderr}`);
+  const report = JSON.parse(readFileSync(`${dir}/r.json`, 'utf8'));
+  t.equal(report.tool, 'orch-conformance');
+  t.equal(report.target.embedded, true);
+  t.ok(report.summary.total > 0);
   // Every case passes against the embedded reference (the agent cases' passing side of their proofs
   // too: test/helpers/agent-proof.ts), and the run leaves nothing behind.
-  t.same(report.cases.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.message}`), [], 'every case passes against the reference');
+  t.same((report.cases as CaseResult[]).filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.message}`), [], 'every case passes against the reference');
+  t.equal(report.summary.total, ALL_CASES.length, 'every case ran');
   t.same(report.leaks, [], 'nothing left behind');
-  const fresh = renderConformanceDoc(REQUIREMENTS, ALL_CASES, report.cases);
+  for (const f of ['junit.xml', 'report.html', 'report.md', 'r.tap']) t.ok(existsSync(`${dir}/${f}`), `${f} written`);
+  t.match(readFileSync(`${dir}/junit.xml`, 'utf8'), /<testsuites[^>]* failures="0"/);
+  const fresh = renderConformanceDoc(REQUIREMENTS, ALL_CASES, report.cases as CaseResult[]);
   const onDisk = readFileSync(fileURLToPath(new URL('../../CONFORMANCE.md', import.meta.url)), 'utf8');
   t.ok(fresh === onDisk, 'CONFORMANCE.md is stale: run `npm run gen:conformance` and commit it');
   t.same(REQUIREMENTS.filter((r) => !onDisk.includes(`| ${r.id} |`)).map((r) => r.id), [], "requirements missing from CONFORMANCE.md");

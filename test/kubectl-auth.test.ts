@@ -1,7 +1,8 @@
 // The real kubectl against `serve --token-auth-file ... --authorization-mode RBAC`: the admin token
 // (group system:masters) may do anything, a user token only what RBAC grants, an unknown token is
 // Unauthorized, and `--as` impersonation works. kubectl must be on PATH (CI installs it).
-// `kubectl auth can-i` is not used: it needs SelfSubjectAccessReview, which the reference does not serve.
+// `kubectl auth can-i` and `whoami` are not used: they post to authorization.k8s.io / authentication.k8s.io,
+// and the reference serves its reviews as authorization.orch.io / authentication.orch.io.
 // HTTPS with serve's generated certificate, because kubectl sends bearer tokens only over TLS.
 import t from 'tap';
 import { execaNode } from 'execa';

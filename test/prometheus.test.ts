@@ -5,32 +5,10 @@
 // metrics` lints the text exposition. Without Prometheus these tests fail rather than skip.
 import t from 'tap';
 import { execa } from 'execa';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { startReference, type RunningReference } from '../reference/server.js';
-
-const WAIT_MS = 45_000;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function hasBinary(name: string): Promise<boolean> {
-  const r = await execa(name, ['--version'], { reject: false, timeout: 20_000 });
-  return r.exitCode === 0;
-}
+import { hasBinary, startPrometheus } from './helpers/prometheus.js';
 
 /** Some API traffic, so the request counter and latency histogram have series and rates. */
 function traffic(ref: RunningReference): () => void {
@@ -47,98 +25,6 @@ function traffic(ref: RunningReference): () => void {
   return () => {
     stop = true;
     void dispatcher?.close();
-  };
-}
-
-interface Prometheus {
-  url: string;
-  log(): string;
-  query(q: string): Promise<any[]>;
-  /** Polls a query until `ok` accepts its result; fails with the last result and the log. */
-  until(q: string, ok: (r: any[]) => boolean, what: string): Promise<any[]>;
-}
-
-async function startPrometheus(t: { teardown(fn: () => unknown): void }, targets: Record<string, RunningReference>, nativeHistograms: boolean): Promise<Prometheus> {
-  const dir = mkdtempSync(join(tmpdir(), 'orch-prometheus-'));
-  const port = await freePort();
-  // HTTPS targets: the scrape trusts the reference's CA from a file, as an operator configures it.
-  const tlsLines = (job: string, ref: RunningReference): string[] => {
-    if (!ref.url.startsWith('https:')) return [];
-    const caFile = join(dir, `${job}-ca.pem`);
-    writeFileSync(caFile, ref.caPem ?? '');
-    return ['    scheme: https', '    tls_config:', `      ca_file: ${caFile}`];
-  };
-  const config = [
-    'global:',
-    '  scrape_interval: 1s',
-    '  scrape_timeout: 1s',
-    '  evaluation_interval: 1s',
-    'scrape_configs:',
-    ...Object.entries(targets).flatMap(([job, ref]) => [
-      `  - job_name: ${job}`,
-      '    scrape_interval: 1s',
-      ...tlsLines(job, ref),
-      '    static_configs:',
-      `      - targets: ['${new URL(ref.url).host}']`,
-    ]),
-    '',
-  ].join('\n');
-  writeFileSync(join(dir, 'prometheus.yml'), config);
-  const args = [
-    `--config.file=${join(dir, 'prometheus.yml')}`,
-    `--storage.tsdb.path=${join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-    '--log.level=warn',
-    ...(nativeHistograms ? ['--enable-feature=native-histograms'] : []),
-  ];
-  let log = '';
-  const proc: ChildProcess = spawn('prometheus', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  proc.stdout!.on('data', (c: Buffer) => (log += c.toString()));
-  proc.stderr!.on('data', (c: Buffer) => (log += c.toString()));
-  let exited = false;
-  proc.once('exit', () => (exited = true));
-  t.teardown(async () => {
-    if (!exited) {
-      proc.kill('SIGTERM');
-      const killer = setTimeout(() => proc.kill('SIGKILL'), 5_000);
-      await new Promise<void>((resolve) => (exited ? resolve() : proc.once('exit', () => resolve())));
-      clearTimeout(killer);
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    if (exited) throw new Error(`prometheus exited early:\n${log}`);
-    const ready = await fetch(`${url}/-/ready`).then((r) => r.status, () => 0);
-    if (ready === 200) break;
-    if (Date.now() > deadline) throw new Error(`prometheus not ready within ${WAIT_MS} ms:\n${log}`);
-    await sleep(200);
-  }
-  const query = async (q: string): Promise<any[]> => {
-    const res = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(q)}`);
-    const body = (await res.json()) as { status: string; data?: { result: any[] }; error?: string };
-    if (body.status !== 'success') throw new Error(`query ${q} failed: ${body.error}`);
-    return body.data!.result;
-  };
-  return {
-    url,
-    log: () => log,
-    query,
-    async until(q, ok, what) {
-      const end = Date.now() + WAIT_MS;
-      let last: any[] = [];
-      for (;;) {
-        last = await query(q);
-        if (ok(last)) return last;
-        if (Date.now() > end) {
-          const targetsNow = await fetch(`${url}/api/v1/targets`).then((r) => r.text(), (e) => String(e));
-          throw new Error(`${what}: no acceptable result for ${q} within ${WAIT_MS} ms; last ${JSON.stringify(last)}; targets ${targetsNow}; log:\n${log}`);
-        }
-        await sleep(500);
-      }
-    },
   };
 }
 

@@ -7,6 +7,7 @@
 // the agent itself.
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { ConfigError, decodeConfigFile, type AgentConfiguration } from '../../reference/agent/config/configuration.js';
 import { configzBody, dropInFiles, loadAgentConfig, withoutLockedGates } from '../../reference/agent/config/merge.js';
 import { durationMs } from '../../reference/agent/config/go-duration.js';
@@ -17,6 +18,7 @@ import { UsageError } from '../../runner/errors.js';
 import { startAgent, type RunningAgent } from '../../reference/agent/agent.js';
 import { EXIT } from './exit-codes.js';
 import { broken } from '../../reference/agent/breaks.js';
+import { authSettingsOf, withAuthFlags, type AgentAuthSettings } from '../../reference/agent/auth/settings.js';
 
 export interface AgentArgs {
   kubeconfig?: string;
@@ -29,6 +31,7 @@ export interface AgentArgs {
   rootDir: string;
   hostnameOverride?: string;
   nodeName?: string;
+  nodeIp?: string;
   port?: number;
   address?: string;
   featureGates?: string;
@@ -36,6 +39,10 @@ export interface AgentArgs {
   configDir?: string;
   certDir?: string;
   lockFile?: string;
+  anonymousAuth?: boolean;
+  authenticationTokenWebhook?: boolean;
+  clientCaFile?: string;
+  authorizationMode?: string;
 }
 
 async function readFlagFile(flag: string, file: string): Promise<string> {
@@ -71,8 +78,10 @@ function flagValues(args: AgentArgs, cfg: AgentConfiguration): Record<string, st
   const v: Record<string, string | undefined> = {
     'address': cfg.address, 'api': args.api, 'ca': args.ca, 'cert-dir': args.certDir, 'config': args.config, 'config-dir': args.configDir,
     'container-runtime-endpoint': cfg.containerRuntimeEndpoint, 'feature-gates': args.featureGates, 'hostname-override': args.hostnameOverride,
-    'image-service-endpoint': cfg.imageServiceEndpoint, 'kubeconfig': args.kubeconfig, 'lock-file': args.lockFile, 'node-name': args.nodeName,
+    'image-service-endpoint': cfg.imageServiceEndpoint, 'kubeconfig': args.kubeconfig, 'lock-file': args.lockFile, 'node-name': args.nodeName, 'node-ip': args.nodeIp,
     'port': String(cfg.port), 'root-dir': args.rootDir, 'token-file': args.tokenFile,
+    'anonymous-auth': String(cfg.authentication?.anonymous?.enabled ?? false), 'authentication-token-webhook': String(cfg.authentication?.webhook?.enabled ?? true),
+    'client-ca-file': cfg.authentication?.x509?.clientCAFile, 'authorization-mode': cfg.authorization?.mode,
   };
   return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, x ?? '']));
 }
@@ -98,6 +107,7 @@ export async function cmdAgent(args: AgentArgs): Promise<number> {
 
 async function runAgent(args: AgentArgs): Promise<number> {
   if (args.token && args.tokenFile) throw new UsageError('give --token or --token-file, not both');
+  if (args.nodeIp !== undefined && !isIP(args.nodeIp)) throw new UsageError(`--node-ip ${args.nodeIp}: not an IP address`);
   const flags: Partial<AgentConfiguration> = {
     containerRuntimeEndpoint: args.containerRuntimeEndpoint,
     imageServiceEndpoint: args.imageServiceEndpoint,
@@ -116,6 +126,14 @@ async function runAgent(args: AgentArgs): Promise<number> {
   } catch (err) {
     if (err instanceof ConfigError || err instanceof FeatureGateError) throw new UsageError(err.message);
     throw err;
+  }
+  // Upstream's authentication and authorization flags, each over its one key of the configuration.
+  cfg = withAuthFlags(cfg, { anonymousAuth: args.anonymousAuth, authenticationTokenWebhook: args.authenticationTokenWebhook, clientCaFile: args.clientCaFile, authorizationMode: args.authorizationMode });
+  let auth: AgentAuthSettings;
+  try {
+    auth = authSettingsOf(cfg);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
   }
   let gates: FeatureGates;
   try {
@@ -155,6 +173,7 @@ async function runAgent(args: AgentArgs): Promise<number> {
       imageEndpoint: cfg.imageServiceEndpoint || undefined,
       nodeName: args.nodeName,
       hostnameOverride: args.hostnameOverride,
+      nodeIP: args.nodeIp,
       rootDir: args.rootDir,
       nodeStatusUpdateFrequencyMs: durationMs(cfg.nodeStatusUpdateFrequency),
       nodeStatusReportFrequencyMs: durationMs(cfg.nodeStatusReportFrequency),
@@ -165,6 +184,7 @@ async function runAgent(args: AgentArgs): Promise<number> {
       allowedUnsafeSysctls: cfg.allowedUnsafeSysctls,
       fileCheckFrequencyMs: durationMs(cfg.fileCheckFrequency),
       featureGates: gates,
+      auth,
       serve: { address: cfg.address, port: cfg.port, certDir: broken('certdir-ignored') ? undefined : args.certDir, flags: flagValues(args, cfg), configz: configzBody(cfg) },
       watchdogEnv: process.env,
     });

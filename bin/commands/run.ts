@@ -52,7 +52,7 @@ function planRun(argv: any) {
 
 /** --agent/--node/--agent-ca, --cri-control and --agent-exec: the spec 001 targets of a run against --api. */
 function resolveNodeTargets(argv: any, conn: TargetConnection | undefined): NodeTargets | undefined {
-  const given = ['agent', 'node', 'agent-ca', 'cri-control', 'agent-exec'].filter((f) => argv[f] !== undefined);
+  const given = ['agent', 'node', 'agent-ca', 'cri-control', 'agent-exec', 'agent-pod-socket'].filter((f) => argv[f] !== undefined);
   if (given.length === 0) return undefined;
   if (!conn) throw new UsageError(`${given.map((f) => `--${f}`).join(', ')} need${given.length > 1 ? '' : 's'} --api: without it the embedded run starts its own control plane, mock CRI runtime and reference agent`);
   const node: NodeTargets = {};
@@ -85,6 +85,21 @@ function resolveNodeTargets(argv: any, conn: TargetConnection | undefined): Node
   if (argv.agentExec !== undefined) {
     if (String(argv.agentExec).trim() === '') throw new UsageError('--agent-exec needs a command');
     node.agentExec = String(argv.agentExec);
+  }
+  if (argv.agentPodSocket !== undefined) {
+    const flag = `--agent-pod-socket ${argv.agentPodSocket}`;
+    if (!node.agent) throw new UsageError('--agent-pod-socket needs --agent and --node: it is the pod info socket of that agent');
+    let st;
+    try {
+      st = statSync(String(argv.agentPodSocket));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new UsageError(code === 'EACCES'
+        ? `${flag}: permission denied: the socket is for its owner only (spec 001 §6); run as that user (typically root)`
+        : `${flag}: no such socket (the agent serves it at <root_dir>/pods/agent.sock, e.g. /var/lib/agent/pods/agent.sock)`);
+    }
+    if (!st.isSocket()) throw new UsageError(`${flag}: not a unix socket`);
+    node.agentPodSocket = resolvePath(String(argv.agentPodSocket));
   }
   return node;
 }
@@ -276,7 +291,7 @@ export function cmdList(argv: any): number {
   }
   for (const r of rows) {
     const gates = Object.entries(r.gates).map(([k, v]) => `${k}=${v}`).join(',');
-    const nodeFlags: Record<string, string> = { agent: '--agent --node', cri: '--cri-control', 'agent-exec': '--agent-exec' };
+    const nodeFlags: Record<string, string> = { agent: '--agent --node', cri: '--cri-control', 'agent-exec': '--agent-exec', 'agent-socket': '--agent-pod-socket' };
     const facts = [...r.needs.filter((k) => nodeFlags[k]).map((k) => nodeFlags[k]), ...r.facts.map((f) => FACTS[f].flag)].join(' ');
     process.stdout.write(`${r.id}\n    ${r.level} ${r.spec.doc} §${r.spec.section}  ${r.impact}  ${r.requirements.join(', ')}${gates ? `  gates: ${gates}` : ''}${facts ? `  needs: ${facts}` : ''}\n    ${r.title}\n`);
   }

@@ -17,6 +17,11 @@ import { PodWorkers } from './pod-workers.js';
 import { Runtime, runtimeMessage } from './runtime.js';
 import { isMirrorPod, MirrorPods, mirrorStatusClient, StaticPodSource } from './static-pods.js';
 import { PACKAGE_VERSION } from '../package-version.js';
+import { AgentPodSource, servePodInfo } from './pod-info/agent-source.js';
+import { agentRequestAuth } from './auth/request-auth.js';
+import { DEFAULT_AUTH_SETTINGS, type AgentAuthSettings } from './auth/settings.js';
+import { checkpointRoutes } from './checkpoint.js';
+import { AgentStats } from './stats/agent-stats.js';
 
 export interface AgentOptions {
   api?: { url: string; token?: string; caPem?: string };
@@ -25,6 +30,11 @@ export interface AgentOptions {
   /** Default: hostnameOverride, else the lowercased host name (upstream's default). */
   nodeName?: string;
   hostnameOverride?: string;
+  /**
+   * The InternalIP the Node publishes (upstream --node-ip), where the API server's node proxy reaches
+   * the endpoints. Unlike upstream, a loopback address is accepted: test nodes bind 127.0.0.1.
+   */
+  nodeIP?: string;
   rootDir: string;
   /** Node status computed this often, ms (default 10 s). */
   nodeStatusUpdateFrequencyMs?: number;
@@ -50,6 +60,8 @@ export interface AgentOptions {
   seccompDefault?: boolean;
   /** The gates the agent runs with (default: 1.37 defaults). */
   featureGates?: FeatureGates;
+  /** Authentication and authorization of its HTTPS port (default: upstream's, webhook authn and authz, no anonymous). */
+  auth?: AgentAuthSettings;
   /** Serve the HTTPS endpoints; absent: no server (in-process tests of other parts). */
   serve?: {
     address: string;
@@ -134,13 +146,28 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   let pleg: Pleg | undefined;
   let watchdog: Watchdog | undefined;
   try {
+    // The pod info socket (§4.2) comes up even before the endpoints: until the pod sources are known and the
+    // PLEG has relisted once (it starts only after them), its calls answer FAILED_PRECONDITION.
+    const podSource = new AgentPodSource({ initialized: () => (pleg?.lastRelist ?? 0) > 0, api, nodeName });
+    const podInfo = await servePodInfo(layout.podInfoSocket, podSource);
+    if (podInfo) closers.push(() => podInfo.close());
     // The endpoints come up first so that the Node publishes the port they were bound to; what they
     // report about pods and the PLEG is read lazily, once those parts exist.
     health = agentHealthChecks({ lastRelist: () => Math.max(pleg?.lastRelist ?? 0, started), thresholdMs: o.plegThresholdMs });
     if (o.serve && servingCert) {
+      // Stats and metrics of spec 002 (stats/): the node's figures from the machine, the pods' from the runtime.
+      const stats = new AgentStats({ runtime, nodeName, rootDir: o.rootDir, featureGates: gates, pods: () => workers?.pods() ?? [], log });
+      await stats.start();
       const server = await startAgentServer({
         address: o.serve.address, port: o.serve.port, cert: servingCert.cert, checks: health.checks, featureGates: gates,
         flags: o.serve.flags ?? {}, configz: o.serve.configz ?? {}, pods: () => workers?.pods() ?? [],
+        // The reviews are asked with the agent's own API client (its kubeconfig credentials).
+        auth: agentRequestAuth({ settings: o.auth ?? DEFAULT_AUTH_SETTINGS, api, nodeName, log }),
+        routes: [
+          ...checkpointRoutes({ featureGates: gates, pods: () => workers?.pods() ?? [], runtime, checkpointsDir: layout.checkpointsDir, log }),
+          ...stats.routes,
+        ],
+        onMetrics: stats.onMetrics,
       });
       closers.push(() => server.close());
       url = server.url;
@@ -150,7 +177,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     let nodeStatus: NodeStatusManager | undefined;
     if (api) {
       nodeStatus = new NodeStatusManager({
-        api, runtime, nodeName, hostnameOverride: o.hostnameOverride, rootDir: o.rootDir,
+        api, runtime, nodeName, hostnameOverride: o.hostnameOverride, nodeIP: o.nodeIP, rootDir: o.rootDir,
         updateFrequencyMs: o.nodeStatusUpdateFrequencyMs, reportFrequencyMs: o.nodeStatusReportFrequencyMs,
         agentPort: port, declaredFeatures: declaredFeatures(gates),
         onError: (err) => log(`node status: ${(err as Error).message}`),
@@ -189,6 +216,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     });
     const w = workers;
     closers.push(() => w.close());
+    podSource.attach(w);
 
     // The sources are merged here (upstream's config mux): the workers get the full set once every
     // source is known, then the changes of each.

@@ -3,8 +3,9 @@
 // endpoints every component serves through the shared ComponentEndpoints (/livez, /readyz, /statusz,
 // /flagz, /metrics, /metrics/slis).
 //
-// Not here yet: authentication and authorization of requests (upstream's webhook authn/authz), so
-// every endpoint answers anyone who reaches the port; bind --address to loopback where that matters.
+// Every request but health is authenticated and authorized first (auth/request-auth.ts, upstream's
+// delegated webhook authn/authz); the TLS server asks for a client certificate, without requiring
+// one, when a client CA is configured.
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -14,6 +15,7 @@ import { namedCheck, type HealthCheck, type HealthChecks } from '../observabilit
 import { PACKAGE_VERSION } from '../package-version.js';
 import type { FeatureGates } from '../features.js';
 import type { ServingCert } from '../tls.js';
+import type { AgentRequestAuth } from './auth/request-auth.js';
 
 export const AGENT_COMPONENT = 'orch-agent';
 /** Upstream's PLEG relist threshold: a PLEG silent this long makes the sync loop unhealthy. */
@@ -72,6 +74,8 @@ export interface AgentServerOptions {
   routes?: readonly AgentRoute[];
   /** Called with the component metrics once they exist, to register the agent's own series on /metrics. */
   onMetrics?(metrics: ComponentMetrics): void;
+  /** Authentication and authorization of every request but health; absent: none (in-process tests). */
+  auth?: AgentRequestAuth;
 }
 
 /** One path (or, when `path` ends in '/', every path under it) of the agent's HTTPS port. */
@@ -117,7 +121,22 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
     metrics: { handle: (req, res) => metrics.serve(req, res) },
   });
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'https://agent');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'https://agent');
+    } catch {
+      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end('bad request: unreadable request target\n');
+      return;
+    }
+    // Authentication and authorization come before routing, as upstream's container filter does, so
+    // an unauthenticated request learns nothing about which paths exist.
+    const refusal = await o.auth?.check(req, url.pathname);
+    if (refusal) {
+      res.writeHead(refusal.status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+      res.end(refusal.body);
+      return;
+    }
     if (url.pathname === '/pods' || url.pathname === '/pods/') {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' });
@@ -140,7 +159,10 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
     res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
     res.end('404 page not found\n');
   };
-  const server: Server = createServer({ cert: o.cert.certPem, key: o.cert.keyPem, keepAliveTimeout: 5000 }, (req, res) => {
+  // With a client CA the server asks for a client certificate and verifies it against that CA, but
+  // does not require one: the filter decides (a bearer token or anonymous access may do instead).
+  const clientCerts = o.auth?.clientCaPem ? { requestCert: true, rejectUnauthorized: false, ca: o.auth.clientCaPem } : {};
+  const server: Server = createServer({ cert: o.cert.certPem, key: o.cert.keyPem, keepAliveTimeout: 5000, ...clientCerts }, (req, res) => {
     handle(req, res).catch((err) => {
       if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end(`internal error: ${(err as Error).message}\n`);

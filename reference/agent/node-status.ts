@@ -19,6 +19,8 @@ export interface NodeStatusOptions {
   nodeName: string;
   /** HostName address; default os.hostname(). */
   hostnameOverride?: string;
+  /** The InternalIP to publish (--node-ip); default the first non-internal IPv4 address. */
+  nodeIP?: string;
   /** Root dir: its filesystem gives ephemeral-storage. */
   rootDir: string;
   /** How often status is computed, ms (default 10 s). */
@@ -71,7 +73,8 @@ export function goArch(): string {
   return map[process.arch] ?? process.arch;
 }
 
-function pidCounts(): { max: number; used: number } | undefined {
+/** pid_max and the number of processes (threads) now: the rlimit figures of the node. */
+export function pidCounts(): { max: number; used: number } | undefined {
   try {
     const max = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8').trim());
     const used = Number(/^(\d+)/.exec(readFileSync('/proc/loadavg', 'utf8').split(' ')[3]?.split('/')[1] ?? '')?.[1]);
@@ -140,11 +143,12 @@ export class NodeStatusManager {
   /** The Node's uid once registered (the Lease's owner reference needs it). */
   nodeUid: string | undefined;
   /** The InternalIP published, used as the pods' hostIP. */
-  readonly internalIP: string | undefined = internalIPv4();
+  readonly internalIP: string | undefined;
 
   constructor(private readonly o: NodeStatusOptions) {
     this.api = o.api;
     this.nodeName = o.nodeName;
+    this.internalIP = o.nodeIP ?? internalIPv4();
   }
 
   /** Creates the Node if absent (409 AlreadyExists means another start registered it: fine). */

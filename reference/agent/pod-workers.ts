@@ -78,6 +78,8 @@ interface Entry {
   timer?: NodeJS.Timeout;
   waiting: Map<string, { reason: string; message?: string }>;
   lastStatus?: any;
+  /** The status this agent computed last, written or not (what the pod info service serves). */
+  localStatus?: any;
   done: boolean;
   /** The pod's allocated / actuated records were written (for this spec object). */
   allocated?: boolean;
@@ -123,6 +125,7 @@ export class PodWorkers {
   private admitChain: Promise<unknown> = Promise.resolve();
   private admitting = 0;
   private batchNode: Promise<any> | undefined;
+  private readonly listeners = new Set<(uid: string) => void>();
 
   constructor(private readonly o: PodWorkersOptions) {
     this.backoff = new Backoff(o.backoffBaseMs ?? 10_000, o.backoffMaxMs ?? 300_000);
@@ -136,6 +139,7 @@ export class PodWorkers {
     const e = this.entry(uid);
     const old = e.pod;
     e.pod = pod;
+    this.changed(uid);
     // As upstream's pod config: a change of the status alone (our own write coming back on the watch)
     // reconciles the stored pod without a sync pass; the PLEG and the periodic resync still run them.
     if (old && !e.gone && old.metadata?.uid === uid && e.admission && sameStatus(syncedFields(old), syncedFields(pod))) return;
@@ -147,13 +151,14 @@ export class PodWorkers {
     const e = this.entry(pod.metadata.uid);
     e.pod ??= pod;
     e.gone = true;
+    this.changed(e.uid);
     this.trigger(pod.metadata.uid);
   }
 
   /** The full set of pods is known (first list, or a relist): pods not in it are gone. */
   setAll(pods: any[]): void {
     const uids = new Set(pods.map((p) => p.metadata.uid));
-    for (const [uid, e] of this.entries) if (!uids.has(uid) && e.pod) { e.gone = true; this.trigger(uid); }
+    for (const [uid, e] of this.entries) if (!uids.has(uid) && e.pod) { e.gone = true; this.changed(uid); this.trigger(uid); }
     // Oldest first, as upstream admits them: on a full node the newer pods are the ones rejected.
     const byAge = [...pods].sort((a, b) => String(a.metadata.creationTimestamp ?? '').localeCompare(String(b.metadata.creationTimestamp ?? '')));
     for (const p of byAge) this.update(p);
@@ -175,6 +180,31 @@ export class PodWorkers {
 
   /** The pods the workers know (for /pods later). */
   pods(): any[] { return [...this.entries.values()].filter((e) => e.pod && !e.gone).map((e) => e.pod); }
+
+  /**
+   * Listens for changes of what the workers know of a pod: added, its object or the status computed
+   * for it changed, or forgotten. Called synchronously with the pod's UID; returns the unsubscribe.
+   */
+  onChange(fn: (uid: string) => void): () => void {
+    this.listeners.add(fn);
+    return () => { this.listeners.delete(fn); };
+  }
+
+  /** A known pod (not gone) with the status computed for it last, written or not. */
+  podState(uid: string): { pod: any; localStatus?: any } | undefined {
+    const e = this.entries.get(uid);
+    return e?.pod && !e.gone ? { pod: e.pod, localStatus: e.localStatus } : undefined;
+  }
+
+  private changed(uid: string): void {
+    for (const fn of this.listeners) {
+      try {
+        fn(uid);
+      } catch (err) {
+        this.o.onError?.(err, uid);
+      }
+    }
+  }
 
   private entry(uid: string): Entry {
     let e = this.entries.get(uid);
@@ -511,7 +541,9 @@ export class PodWorkers {
       views.set(c.name, v);
     }
     const status = computePodStatus({
-      pod, runtimeName: this.o.runtimeName(), hostIP: this.o.hostIP, podIP,
+      // What the API holds, with gaps (no write yet, standalone mode) filled from the status computed
+      // last: a start time and transition times stay put from one pass to the next.
+      pod: e.localStatus ? { ...pod, status: { ...e.localStatus, ...(pod.status ?? {}) } } : pod, runtimeName: this.o.runtimeName(), hostIP: this.o.hostIP, podIP,
       sandboxReady: sb.find((s) => s.id === sandbox?.id)?.state === 'SANDBOX_READY',
       containers: views, now: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     });
@@ -523,6 +555,10 @@ export class PodWorkers {
   }
 
   private async writeStatus(e: Entry, status: any): Promise<void> {
+    if (!e.localStatus || !sameStatus(e.localStatus, status)) {
+      e.localStatus = status;
+      this.changed(e.uid);
+    }
     const api = this.o.api;
     if (!api) return;
     const pod = e.pod;
@@ -536,7 +572,10 @@ export class PodWorkers {
     try {
       const updated = await api.patchStatus(podPath(pod), { metadata: { uid: pod.metadata.uid }, status: patch });
       e.lastStatus = status;
-      if (!e.gone && e.pod?.metadata?.uid === updated.metadata.uid) e.pod = { ...e.pod, status: updated.status };
+      if (!e.gone && e.pod?.metadata?.uid === updated.metadata.uid) {
+        e.pod = { ...e.pod, status: updated.status };
+        this.changed(e.uid);
+      }
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
@@ -588,6 +627,7 @@ export class PodWorkers {
     if (e.timer) clearTimeout(e.timer);
     this.backoff.forgetPrefix(`${e.uid}/`);
     this.entries.delete(e.uid);
+    this.changed(e.uid);
   }
 
   /** Stops the workers; containers keep running, as upstream leaves them across agent restarts. */

@@ -3,6 +3,7 @@
 // the wire conventions in one place: int64 as decimal strings, env values as bytes, labels naming the pod.
 import { criClient, type CriClient } from '../../mocks/cri/proto.js';
 import { broken } from './breaks.js';
+import type { FilesystemUsageMsg, MetricDescriptorMsg, PodSandboxMetricsMsg, PodSandboxStatsMsg } from './stats/cri-types.js';
 
 /** Labels the agent puts on sandboxes and containers (upstream io.kubernetes.*, renamed). */
 export const LABEL_POD_NAME = 'io.orch.pod.name';
@@ -99,6 +100,26 @@ export class Runtime {
     return (await this.call<{ containers: CriContainer[] }>(this.rs, 'ListContainers', { filter })).containers;
   }
 
+  /** Stats of every sandbox with its containers', in one call (stats/: never one call per container). */
+  async listPodSandboxStats(): Promise<PodSandboxStatsMsg[]> {
+    return (await this.call<{ stats: PodSandboxStatsMsg[] }>(this.rs, 'ListPodSandboxStats', { filter: null })).stats;
+  }
+
+  /** The runtime's pod and container metrics (spec 002 §4.1), cadvisor-named. */
+  async listPodSandboxMetrics(): Promise<PodSandboxMetricsMsg[]> {
+    return (await this.call<{ pod_metrics: PodSandboxMetricsMsg[] }>(this.rs, 'ListPodSandboxMetrics', {})).pod_metrics;
+  }
+
+  /** What ListPodSandboxMetrics may return: names, help, label keys (fixed for the runtime's lifetime). */
+  async listMetricDescriptors(): Promise<MetricDescriptorMsg[]> {
+    return (await this.call<{ descriptors: MetricDescriptorMsg[] }>(this.rs, 'ListMetricDescriptors', {})).descriptors;
+  }
+
+  /** The filesystems holding images (and container layers), with what the runtime uses on them. */
+  async imageFsInfo(): Promise<{ image_filesystems: FilesystemUsageMsg[]; container_filesystems: FilesystemUsageMsg[] }> {
+    return this.call(this.is, 'ImageFsInfo', {});
+  }
+
   async sandboxStatus(id: string): Promise<{ state: string; network: { ip: string; additional_ips: { ip: string }[] } | null; created_at: string }> {
     return (await this.call<any>(this.rs, 'PodSandboxStatus', { pod_sandbox_id: id })).status;
   }
@@ -124,6 +145,18 @@ export class Runtime {
     await this.call(this.rs, 'StopContainer', { container_id: id, timeout: String(timeoutSeconds) });
   }
   async removeContainer(id: string): Promise<void> { await this.call(this.rs, 'RemoveContainer', { container_id: id }); }
+
+  /**
+   * CheckpointContainer (spec 001 §4.1). `timeoutSeconds` (an int64, decimal) goes to the runtime as
+   * given; 0 leaves the runtime its default. As upstream's CRI client does, the call may take the
+   * requested time plus the usual request timeout, and a negative timeout is refused before asking.
+   */
+  async checkpointContainer(id: string, location: string, timeoutSeconds: bigint): Promise<void> {
+    if (timeoutSeconds < 0n) throw new Error('CheckpointContainer requires the timeout value to be > 0');
+    // The largest delay a timer takes (about 24.8 days): a longer request waits that long.
+    const deadlineMs = Math.min(Number(timeoutSeconds) * 1000 + this.timeoutMs, 2 ** 31 - 1);
+    await this.rs.call('CheckpointContainer', { container_id: id, location, timeout: timeoutSeconds.toString() }, { deadlineMs });
+  }
 
   /** The image's id when present, undefined when absent. */
   async imagePresent(image: string): Promise<string | undefined> {

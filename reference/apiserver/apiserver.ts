@@ -1,13 +1,16 @@
 // Assembles an API server from a storage and a set of strategies: registry, namespace lifecycle,
 // namespace controller, REST handler and an HTTP server. `startReference` is this with the
 // reference's resources; tests use it directly with their own strategies.
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ApiHandler } from './handler.js';
 import { ApiServerMetrics } from './metrics.js';
 import { apiServerEndpoints, type ApiServerIdentity } from './debug-endpoints.js';
-import { withAuth, type AuthOptions } from './auth/filter.js';
+import { requestUser, serverAuth, withAuth, type AuthOptions } from './auth/filter.js';
+import { Reviews } from './auth/reviews.js';
+import { NodeProxy } from './node-proxy.js';
 import { Registry } from './registry.js';
 import type { ResourceStrategy } from './strategy.js';
 import { INITIAL_NAMESPACES, NamespaceController, NamespaceLifecycle, namespaceStrategy } from '../resources/namespace.js';
@@ -36,6 +39,15 @@ export interface ApiServerOptions {
   readonly tls?: { readonly certPem: string; readonly keyPem: string };
   /** Authentication, impersonation and authorization ahead of every path; without it, none (everything allowed). */
   readonly auth?: AuthOptions;
+  /** How `/api/v1/nodes/{name}/proxy` reaches node agents (node-proxy.ts). */
+  readonly agentProxy?: {
+    /** Default DEFAULT_AGENT_PREFERRED_ADDRESS_TYPES. */
+    readonly preferredAddressTypes?: readonly string[];
+    /** CA of the agents' serving certificates; without it they are not verified. */
+    readonly caPem?: string;
+    /** Connect and response-header timeout, ms (default 30 s). */
+    readonly timeoutMs?: number;
+  };
 }
 
 /** An in-process controller: started after the registry exists, stopped on close. */
@@ -91,8 +103,19 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     metrics: { handle: (req, res) => metrics.component.serve(req, res) },
     state: { storage: opts.storage, registered: () => registered, controllersStarted: () => controllersStarted, shuttingDown: () => shuttingDown },
   });
-  const handler = new ApiHandler({ registry, minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, log, endpoints });
-  const serve = metrics.instrument(opts.auth ? withAuth(opts.auth, registry, handler.handle, log) : handler.handle);
+  // The loopback identity (upstream's privileged loopback token): made at every start, held only
+  // here, never printed; TokenReview knows it even when no token table is configured.
+  const loopbackToken = randomBytes(32).toString('base64url');
+  // The node proxy's identity towards agents, limited to node agent APIs (see serverAuth).
+  const agentClientToken = randomBytes(32).toString('base64url');
+  const auth = serverAuth(opts.auth, registry, loopbackToken, agentClientToken);
+  const reviews = new Reviews({ authenticateToken: (t) => auth.authenticator.authenticateToken(t), authorizer: auth.authorizer });
+  const handler = new ApiHandler({
+    registry, minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, log, endpoints,
+    reviews: { answer: (s, obj, req) => reviews.answer(s, obj, requestUser(req)) },
+    nodeProxy: new NodeProxy({ registry, clientToken: agentClientToken, ...opts.agentProxy }),
+  });
+  const serve = metrics.instrument(opts.auth ? withAuth(auth, handler.handle, log) : handler.handle);
   // https.Server is an http.Server on TLS sockets: watches, keep-alive and close() work alike.
   const server: Server = opts.tls
     ? createHttpsServer({ keepAliveTimeout: 5000, cert: opts.tls.certPem, key: opts.tls.keyPem }, serve)

@@ -42,9 +42,10 @@ import { readDeleteOptions, storeDeleteOptions, unsafeDeleteStatus, validateDele
 import type { Registry } from './registry.js';
 import { isPlainObject } from './schema.js';
 import type { ResourceStore, WatchEvent } from './store.js';
-import type { ApiObject, Verb } from './strategy.js';
+import type { ApiObject, ResolvedStrategy, Verb } from './strategy.js';
 import { isStorageError, type WatchHandle } from '../storage/types.js';
 import type { ComponentEndpoints } from '../observability/component-endpoints.js';
+import { NodeProxy } from './node-proxy.js';
 
 /** Verbs this handler implements; discovery advertises only these. */
 export const SERVED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -62,6 +63,10 @@ export interface HandlerOptions {
   readonly bookmarkIntervalSeconds?: number;
   /** The metrics and debug endpoints (/healthz, /readyz, /statusz, ...); without them /healthz, /livez, /readyz answer a bare `ok`. */
   readonly endpoints?: ComponentEndpoints;
+  /** Answers creates of kinds that are never stored (the review kinds); without it those answer 405. */
+  readonly reviews?: { answer(s: ResolvedStrategy, obj: ApiObject, req: IncomingMessage): Promise<ApiObject> };
+  /** Serves `/api/v1/nodes/{name}/proxy/...`; without it that path is not found. */
+  readonly nodeProxy?: NodeProxy;
 }
 
 /** A watch whose client reads slower than this much buffered output is cut off. */
@@ -92,10 +97,14 @@ export class ApiHandler {
   private readonly continueTokens: ContinueTokens;
   private readonly bookmarkIntervalMs: number;
   private readonly endpoints?: ComponentEndpoints;
+  private readonly reviews?: HandlerOptions['reviews'];
+  private readonly nodeProxy?: NodeProxy;
 
   constructor(opts: HandlerOptions) {
     this.registry = opts.registry;
     this.endpoints = opts.endpoints;
+    this.reviews = opts.reviews;
+    this.nodeProxy = opts.nodeProxy;
     this.maxBodyBytes = opts.maxBodyBytes ?? MAX_BODY_BYTES;
     this.minWatchTimeoutSeconds = opts.minWatchTimeoutSeconds ?? 1800;
     this.log = opts.log ?? ((m, e) => console.error(`[reference] ${m}`, e ?? ''));
@@ -129,6 +138,7 @@ export class ApiHandler {
     if (segs.length === 1 && (a === 'healthz' || a === 'livez' || a === 'readyz')) return this.health(req, res);
     if (segs.length === 1 && a === 'version') return this.discovery(req, res, ctx, () => versionInfo());
     if (a === 'openapi') return serveOpenApi(req, res, this.registry, segs.slice(1), SERVED_VERBS);
+    if (this.nodeProxy && NodeProxy.matches(segs)) return this.nodeProxy.serve(req, res);
     if (a === 'api' && this.registry.servesGroupVersion('', 'v1')) {
       if (segs.length === 1) return this.discovery(req, res, ctx, () => apiVersions(serverAddress(req)));
       if (b === 'v1') {
@@ -268,6 +278,12 @@ export class ApiHandler {
     const opts = writeOptions(ctx.query, 'CreateOptions', rr.store.strategy, writeFieldManagerErrors(ctx.query));
     this.negotiate(req, ctx, false);
     const body = await this.readObject(req, res, rr.store, opts.fields);
+    if (rr.store.strategy.notStored) {
+      // A review: computed, never written, so dryRun changes nothing (upstream's review storages ignore it too).
+      if (!this.reviews) throw methodNotAllowed();
+      const answer = await this.reviews.answer(rr.store.strategy, rr.store.unstoredObject(body), req);
+      return this.send(res, ctx, 201, answer, opts.fields.warningHeaders());
+    }
     const owner = fieldOwner(ctx.query, req.headers['user-agent']);
     const { object } = await rr.store.create(rr.namespace, body, { dryRun: opts.dryRun, owner });
     this.send(res, ctx, 201, object, opts.fields.warningHeaders());

@@ -281,13 +281,18 @@ function resourcePaths(store: ResourceStore, served: ReadonlySet<Verb>): Record<
 
 function kindSchemas(s: ResolvedStrategy): Json {
   const kind = definitionName(s);
-  return {
+  const own: Json = {
     [kind]: {
       description: `${s.kind} (${s.apiVersion}).`,
       type: 'object',
       properties: { ...TYPE_META, metadata: toOpenApi(objectMetaSchema), ...Object.fromEntries(Object.entries(s.schema).map(([k, v]) => [k, toOpenApi(v)])) },
       'x-kubernetes-group-version-kind': [gvk(s.group, s.version, s.kind)],
     },
+  };
+  // Kinds that cannot be listed (the reviews) have no list type upstream.
+  if (!s.verbs.includes('list')) return own;
+  return {
+    ...own,
     [definitionName(s, s.listKind)]: {
       description: `${s.listKind} is a list of ${s.kind} objects.`,
       type: 'object',

@@ -206,6 +206,20 @@ export class ResourceStore {
     }
   }
 
+  /**
+   * The body of a create of a kind that is never stored (`notStored`), shaped by the schema and
+   * checked by the strategy's defaults and validation only: such objects have no name, so the
+   * object metadata rules do not apply.
+   */
+  unstoredObject(body: Record<string, unknown>): ApiObject {
+    const s = this.strategy;
+    const { obj } = this.normalizeBody(body);
+    s.defaults?.(obj, this.gates);
+    const errs = s.validate(obj);
+    if (errs.length) throw invalid(s.groupKind, '', errs);
+    return obj;
+  }
+
   async get(namespace: string, name: string): Promise<ApiObject> {
     const kv = await this.storage.get(this.key(namespace, name));
     if (!kv) throw notFound(this.strategy.groupResource, name);

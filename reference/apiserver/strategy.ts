@@ -71,6 +71,12 @@ export interface ResourceStrategy {
   readonly hasStatus: boolean;
   /** Verbs the resource allows (before intersecting with what the handler implements). Default: all. */
   readonly verbs?: readonly Verb[];
+  /**
+   * Never stored (upstream's review kinds, whose REST storage only implements Create): a POST is
+   * validated here and answered by the handler's `reviews` with a computed object; nothing is
+   * written. Such a kind should allow `create` only.
+   */
+  readonly notStored?: boolean;
   /** Top-level fields besides apiVersion, kind and metadata. */
   readonly schema: Properties;
   /**

@@ -14,6 +14,7 @@ import { storageVersionMigrationStrategy } from './storageversionmigration.js';
 import { resourceQuotaStrategy } from './resourcequota.js';
 import { eventStrategy } from './event.js';
 import { GarbageCollector } from '../controllers/garbage-collector.js';
+import { REVIEW_STRATEGIES } from './reviews.js';
 // <<imports>>
 
 export const REFERENCE_RESOURCES: readonly ResourceStrategy[] = [
@@ -31,6 +32,7 @@ export const REFERENCE_RESOURCES: readonly ResourceStrategy[] = [
   storageVersionMigrationStrategy,
   resourceQuotaStrategy,
   eventStrategy,
+  ...REVIEW_STRATEGIES,
   // <<strategies>>
 ];
 

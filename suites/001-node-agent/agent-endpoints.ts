@@ -3,6 +3,7 @@
 // reports them in `orch_feature_enabled` (spec 002 §9), and node labels set through the API
 // surviving the agent's own status writes.
 import { defineCase, type Case, type CaseContext } from '../case.js';
+import type { ApiClient } from '../../runner/client.js';
 import { expectCode, expectTrue, fail, show, skip } from '../verify.js';
 import { parseExposition, samplesOf, type Exposition } from '../002-metrics-debug/exposition.js';
 import { parseMediaType } from '../002-metrics-debug/metrics-protobuf.js';
@@ -11,9 +12,9 @@ import { launchedReady, runtimeNotReady } from './agent-node-kit.js';
 
 const TEXT_ACCEPT = 'text/plain;version=0.0.4';
 
-/** GET `path` on the agent under test with a text Accept; the body read as text exposition, which it must be. */
-async function scrapeAgent(ctx: CaseContext, path: string): Promise<Exposition> {
-  const res = await ctx.agent().client.get(path, { headers: { accept: TEXT_ACCEPT } });
+/** GET `path` on the agent under test (or the one `client` reaches, e.g. a launched agent) with a text Accept; the body read as text exposition, which it must be. */
+export async function scrapeAgent(ctx: CaseContext, path: string, client: ApiClient = ctx.agent().client): Promise<Exposition> {
+  const res = await client.get(path, { headers: { accept: TEXT_ACCEPT } });
   expectCode(res, 200, `GET ${path} of the agent (Accept: ${TEXT_ACCEPT})`);
   const type = parseMediaType(res.headers['content-type']).type;
   expectTrue(type === 'text/plain' || type === 'application/openmetrics-text', `GET ${path} of the agent: media type`,
@@ -25,7 +26,7 @@ async function scrapeAgent(ctx: CaseContext, path: string): Promise<Exposition> 
 }
 
 /** A metric is exposed: its family is declared (# TYPE) or it has samples. */
-const exposes = (exp: Exposition, name: string) => exp.families.get(name)?.type !== undefined || samplesOf(exp, name).length > 0;
+export const exposes = (exp: Exposition, name: string) => exp.families.get(name)?.type !== undefined || samplesOf(exp, name).length > 0;
 
 /**
  * §10's feature stages whose gate has a name in the spec. The stage label is upstream's

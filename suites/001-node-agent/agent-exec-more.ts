@@ -12,7 +12,7 @@ import { condition, nodeWhen, readyView } from './agent-node-kit.js';
 import { loadCriClient, loadMockCri, writeFiles, type LaunchedAgent } from '../../runner/agent-exec.js';
 
 /** Bounded polling (every 100 ms) of something local (a launched runtime's state, a file): the first truthy value, or undefined. */
-async function pollUntil<T>(get: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T | undefined> {
+export async function pollUntil<T>(get: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T | undefined> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await get();
@@ -27,7 +27,7 @@ const sandboxesOf = (a: LaunchedAgent, namespace: string, name: string): any[] =
   (a.cri.control.state().sandboxes as any[]).filter((s) => s.metadata?.namespace === namespace && s.metadata?.name === name);
 
 /** Runs `fn` with a pod (`spec` over one sleeping container c) on the launched agent's node, deleted (grace 0) before the case ends. */
-async function withPodOn(ctx: CaseContext, a: LaunchedAgent, spec: Record<string, unknown>, hint: string, fn: (pod: any) => Promise<void>): Promise<void> {
+export async function withPodOn(ctx: CaseContext, a: LaunchedAgent, spec: Record<string, unknown>, hint: string, fn: (pod: any) => Promise<void>): Promise<void> {
   const pod = await createPodOnNode(ctx, spec, hint, a.nodeName);
   try {
     await fn(pod);
@@ -50,6 +50,9 @@ function requestValues(a: LaunchedAgent, key: string): Set<string> {
   }
   return out;
 }
+
+/** Configuration that lets anonymous requests read a standalone agent's endpoints (/configz). */
+const STANDALONE_OPEN = { authentication: { anonymous: { enabled: true }, webhook: { enabled: false } }, authorization: { mode: 'AlwaysAllow' } } as const;
 
 const isStringMap = (m: unknown) => !!m && typeof m === 'object' && !Array.isArray(m) && Object.values(m).every((v) => typeof v === 'string');
 
@@ -109,9 +112,10 @@ const filesCases: Case[] = [
     id: 'agent.config.file', title: 'the file --config names is the configuration the agent runs with',
     requirements: ['001-2.1-config-file'], ...agentCase('2.1', 'SHOULD', 'exec'),
     async run(ctx) {
-      // Keys the launcher passes no flag for, with values no default has.
+      // Keys the launcher passes no flag for, with values no default has. Standalone, nothing can check
+      // credentials (§6's webhooks need a control plane): /configz is opened to anonymous requests.
       await withScratch(async (dir) => {
-        const a = await ctx.agents.launch({ controlPlane: false, args: await configArgs(dir, { main: { clusterDNS: ['10.0.0.77'], staticPodURLHeader: { 'X-Oc': ['file'] } } }) });
+        const a = await ctx.agents.launch({ controlPlane: false, args: await configArgs(dir, { main: { clusterDNS: ['10.0.0.77'], staticPodURLHeader: { 'X-Oc': ['file'] }, ...STANDALONE_OPEN } }) });
         const cfg = await readConfigz(a);
         expectEqual(cfg.clusterDNS, ['10.0.0.77'], '/configz: clusterDNS from the --config file');
         expectEqual(cfg.staticPodURLHeader, { 'X-Oc': ['file'] }, '/configz: staticPodURLHeader from the --config file');
@@ -124,7 +128,7 @@ const filesCases: Case[] = [
     async run(ctx) {
       await withScratch(async (dir) => {
         const a = await ctx.agents.launch({ controlPlane: false, args: await configArgs(dir, {
-          main: { clusterDNS: ['10.0.0.10'], authorization: { mode: 'AlwaysAllow', webhook: { cacheAuthorizedTTL: '7m0s' } } },
+          main: { clusterDNS: ['10.0.0.10'], authentication: STANDALONE_OPEN.authentication, authorization: { mode: 'AlwaysAllow', webhook: { cacheAuthorizedTTL: '7m0s' } } },
           dropIns: { '10-null.conf': { clusterDNS: null, authorization: { webhook: { cacheAuthorizedTTL: null } } } },
         }) });
         const cfg = await readConfigz(a);

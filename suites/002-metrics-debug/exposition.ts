@@ -6,6 +6,8 @@ export interface Sample {
   readonly name: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly value: number;
+  /** The sample's own timestamp (ms since the epoch), when it carries one. */
+  readonly timestamp?: number;
 }
 
 export interface Family {
@@ -112,7 +114,7 @@ export function parseExposition(text: string): Exposition {
     const value = parseValue(parts[0]!);
     if (value === undefined) return err(`bad value ${JSON.stringify(parts[0])}`);
     if (parts[1] !== undefined && !/^-?\d+$/.test(parts[1])) return err(`bad timestamp ${JSON.stringify(parts[1])}`);
-    samples.push({ name, labels, value });
+    samples.push(parts[1] !== undefined ? { name, labels, value, timestamp: Number(parts[1]) } : { name, labels, value });
   });
   return { families, samples, errors };
 }

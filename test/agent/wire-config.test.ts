@@ -44,7 +44,9 @@ t.test('config file and drop-ins drive the agent; flags win', async (t) => {
   writeFileSync(join(dropDir, '20-gates.conf'), 'apiVersion: agent.config.orch.io/v1beta1\nkind: AgentConfiguration\nfeatureGates: {PodAndContainerStatsFromCRI: true}\n');
   writeFileSync(join(dropDir, 'ignored.yaml'), 'not: [valid');
 
-  const proc = execaNode(BIN, ['agent', '--api', ref.url, '--config', cfgFile, '--config-dir', dropDir, '--root-dir', join(dir, 'root'), '--node-name', 'n1', '--port', '0'], { reject: false });
+  // This reference authenticates no one: /configz is opened to anonymous requests (auth has its own test).
+  const proc = execaNode(BIN, ['agent', '--api', ref.url, '--config', cfgFile, '--config-dir', dropDir, '--root-dir', join(dir, 'root'), '--node-name', 'n1', '--port', '0',
+    '--anonymous-auth', '--authorization-mode', 'AlwaysAllow'], { reject: false });
   t.teardown(() => { proc.kill('SIGKILL'); });
   let out = '';
   await new Promise<void>((resolve, reject) => {

@@ -44,8 +44,9 @@ t.test('agent process: HTTPS endpoints with a generated certificate', async (t) 
   const cri = await startMockCri({ socket: join(dir, 'cri.sock') });
   t.teardown(() => cri.close());
   const root = join(dir, 'root');
+  // This reference authenticates no one: the endpoints are opened to anonymous requests (auth has its own test).
   const proc = execaNode(BIN, ['agent', '--api', ref.url, '--container-runtime-endpoint', cri.criUrl, '--root-dir', root,
-    '--node-name', 'n1', '--address', '127.0.0.1', '--port', '0'], { reject: false });
+    '--node-name', 'n1', '--address', '127.0.0.1', '--port', '0', '--anonymous-auth', '--authorization-mode', 'AlwaysAllow'], { reject: false });
   t.teardown(() => { proc.kill('SIGKILL'); });
   let out = '';
   await new Promise<void>((resolve, reject) => {

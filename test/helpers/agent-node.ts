@@ -3,7 +3,7 @@
 // by its test-only switch (reference/agent/breaks.ts), by a proxy between it and the API server (its
 // writes and reads rewritten), or by a proxy in front of its HTTPS port.
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedTarget, type EmbeddedTarget } from '../../runner/embedded.js';
@@ -37,7 +37,8 @@ export async function startProofNode(runId: string, breakage: AgentBreakage = {}
   const closers: Array<() => Promise<unknown>> = [];
   const close = async () => { for (const c of closers.reverse()) await c().catch(() => undefined); };
   try {
-    const target = await startEmbeddedTarget({ overrides: {}, facts: [] }, { runId });
+    // Authentication on, so that the agent's TokenReviews of the run's token succeed.
+    const target = await startEmbeddedTarget({ overrides: {}, facts: [] }, { runId, auth: true });
     closers.push(() => target.close());
     const agentExec = `${breakage.switch ? `env ${BREAK_ENV}=${breakage.switch} ` : ''}${referenceAgentCommand()}`;
     const dir = await mkdtemp(join(tmpdir(), 'oc-proof-node-'));
@@ -47,7 +48,13 @@ export async function startProofNode(runId: string, breakage: AgentBreakage = {}
     if (!withAgent) return { target, node: { agentExec, criControl: cri.controlPath }, cri, output: () => '', close };
 
     let apiUrl = target.group.conn.baseUrl;
-    const args = ['--root-dir', join(dir, 'root'), '--container-runtime-endpoint', cri.criUrl, '--hostname-override', `oc-${runId}-node`, '--address', '127.0.0.1', '--port', '0'];
+    const args = ['--root-dir', join(dir, 'root'), '--container-runtime-endpoint', cri.criUrl, '--hostname-override', `oc-${runId}-node`, '--address', '127.0.0.1', '--port', '0', '--node-ip', '127.0.0.1'];
+    if (target.group.conn.token) {
+      // A file rather than --token: the token stays out of ps.
+      const tokenFile = join(dir, 'api-token');
+      await writeFile(tokenFile, target.group.conn.token, { mode: 0o600 });
+      args.push('--token-file', tokenFile);
+    }
     if (breakage.api) {
       const proxy = await startBrokenTarget(apiUrl, breakage.api, { caPem: target.group.conn.caPem });
       closers.push(() => proxy.close());
@@ -86,7 +93,7 @@ export async function startProofNode(runId: string, breakage: AgentBreakage = {}
     const nodeName = /^node: (\S+)$/m.exec(out)![1]!;
     return {
       target, cri, output: () => out, close,
-      node: { agent: { conn: { baseUrl: url, caPem: agentCa }, nodeName }, criControl: cri.controlPath, agentExec },
+      node: { agent: { conn: { baseUrl: url, caPem: agentCa, token: target.group.conn.token }, nodeName }, criControl: cri.controlPath, agentExec, agentPodSocket: join(dir, 'root', 'pods', 'agent.sock') },
     };
   } catch (err) {
     await close();

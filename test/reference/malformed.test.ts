@@ -51,13 +51,25 @@ const NAMESPACE: ResourceKind = {
   valid: () => ({}), change: { patch: {}, changed: () => true },
 };
 
+/** The review kinds: no suite describes them (they are not spec 000 kinds), so their samples are here. */
+const review = (kind: string, apiVersion: string, valid: () => Record<string, unknown>): ResourceKind => ({
+  kind, apiVersion, plural: `${kind.toLowerCase()}s`, namespaced: false, hasStatus: false, deleteResponse: 'unspecified', section: '',
+  valid, change: { patch: {}, changed: () => false },
+});
+const REVIEWS: ResourceKind[] = [
+  review('TokenReview', 'authentication.orch.io/v1', () => ({ spec: { token: 'no-such-token', audiences: ['x'] } })),
+  review('SelfSubjectReview', 'authentication.orch.io/v1', () => ({})),
+  review('SubjectAccessReview', 'authorization.orch.io/v1', () => ({ spec: { user: 'alice', groups: ['devs'], resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } } })),
+  review('SelfSubjectAccessReview', 'authorization.orch.io/v1', () => ({ spec: { nonResourceAttributes: { verb: 'get', path: '/healthz' } } })),
+];
+
 function fakeContext(namespace: string): CaseContext {
   let n = 0;
   return {
     namespace, labels: {}, runId: 'malformed', signal: new AbortController().signal,
     uniqueName: (hint = 'x') => `m-${hint}-${n++}-${randomUUID().slice(0, 8)}`,
     track: () => undefined, api: undefined as never, component: () => undefined as never, facts: {},
-    agent: () => undefined as never, cri: () => undefined as never, agents: undefined as never,
+    agent: () => undefined as never, cri: () => undefined as never, podInfoSocket: () => undefined as never, agents: undefined as never,
   };
 }
 
@@ -68,7 +80,7 @@ t.test('malformed bodies per kind: a Status, never a 500', async (t) => {
   const problems: string[] = [];
   let sent = 0;
   // Every served resource, with a valid sample from the kinds the suites describe.
-  const samples: ResourceKind[] = [...KINDS, ...AGENT_KINDS, NAMESPACE];
+  const samples: ResourceKind[] = [...KINDS, ...AGENT_KINDS, NAMESPACE, ...REVIEWS];
   for (const strategy of REFERENCE_RESOURCES) {
     const apiVersion = strategy.group ? `${strategy.group}/${strategy.version}` : strategy.version;
     const k = samples.find((x) => x.kind === strategy.kind && x.apiVersion === apiVersion);
@@ -85,7 +97,8 @@ t.test('malformed bodies per kind: a Status, never a 500', async (t) => {
       else if (res.status === 422 && !(json.details?.causes ?? []).every((c: any) => typeof c.field === 'string' && typeof c.reason === 'string')) problems.push(`${k.kind} ${what}: 422 with a cause lacking field or reason`);
       return { status: res.status, json };
     };
-    const valid = () => ({ apiVersion: k.apiVersion, kind: k.kind, metadata: { name: ctx.uniqueName(k.plural.slice(0, 5)) }, ...k.valid(ctx) });
+    // Reviews are never stored and want empty metadata.
+    const valid = () => ({ apiVersion: k.apiVersion, kind: k.kind, metadata: strategy.notStored ? {} : { name: ctx.uniqueName(k.plural.slice(0, 5)) }, ...k.valid(ctx) });
     const ok = await post('valid sample', valid());
     if (ok.status !== 201) problems.push(`${k.kind}: the valid sample was refused: ${JSON.stringify(ok.json).slice(0, 300)}`);
 

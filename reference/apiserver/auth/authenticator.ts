@@ -20,6 +20,11 @@ export class TokenAuthenticator {
     }
   }
 
+  /** The user of a bearer token, as TokenReview asks; undefined for an unknown or empty one. */
+  authenticateToken(token: string): UserInfo | undefined {
+    return token ? this.byToken.get(token) : undefined;
+  }
+
   authenticate(req: IncomingMessage): AuthenticationResult {
     const token = bearerToken(req.headers.authorization);
     if (token === undefined) {

@@ -1,7 +1,10 @@
 // The authentication, impersonation and authorization filter, run ahead of routing for every path
 // (API, discovery, metrics and debug endpoints alike), in upstream's order: authenticate (401 on
 // failure), impersonate (403 unless allowed), authorize the request as the resulting user (403).
+// Also the server's authenticator and authorizer themselves, which the review kinds use too, and the
+// loopback identity the server presents to node agents (node-proxy.ts).
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { internal, isStatusError, serviceUnavailable, type StatusError } from '../errors.js';
 import type { Registry } from '../registry.js';
 import { isStorageError } from '../../storage/types.js';
@@ -10,8 +13,9 @@ import { alwaysAllow, RbacAuthorizer, type AuthorizationMode, type Authorizer } 
 import { impersonate, wantsImpersonation } from './impersonation.js';
 import { requestInfo } from './request-info.js';
 import { forbiddenError, unauthorizedError } from './responses.js';
+import { AGENT_CLIENT_GROUP } from './policy.js';
 import type { StaticToken } from './token-file.js';
-import type { UserInfo } from './user.js';
+import { ALL_AUTHENTICATED, ANONYMOUS_USER, ALL_UNAUTHENTICATED, SUPERUSER_GROUP, type UserInfo } from './user.js';
 
 /** What `startReference({auth})` takes: the static token table and the authorization mode. */
 export interface AuthOptions {
@@ -24,11 +28,49 @@ export interface AuthOptions {
 
 export const AUTHORIZATION_MODES: readonly AuthorizationMode[] = ['AlwaysAllow', 'RBAC'];
 
-export function withAuth(opts: AuthOptions, registry: Registry, next: RequestListener, log: (message: string, err?: unknown) => void): RequestListener {
-  const mode = opts.authorizationMode ?? 'AlwaysAllow';
+/** Upstream's loopback user (user.APIServerUser), whose token only the server itself holds. */
+export const LOOPBACK_USER = 'system:apiserver';
+
+export interface ServerAuth {
+  readonly authenticator: TokenAuthenticator;
+  readonly authorizer: Authorizer;
+}
+
+/**
+ * The server's authenticator (the token table plus the loopback token, which authenticates as
+ * system:apiserver in system:masters, as upstream's AuthorizeClientBearerToken adds it) and its
+ * authorizer. Without `opts` the table holds only the loopback token and everything is allowed.
+ */
+/** The identity the node proxy presents to agents (upstream: the kube-apiserver-kubelet-client certificate). */
+export const AGENT_CLIENT_USER = 'orch-apiserver-agent-client';
+
+export function serverAuth(opts: AuthOptions | undefined, registry: Registry, loopbackToken: string, agentClientToken?: string): ServerAuth {
+  const mode = opts?.authorizationMode ?? 'AlwaysAllow';
   if (!AUTHORIZATION_MODES.includes(mode)) throw new Error(`auth.authorizationMode: unknown mode ${JSON.stringify(mode)}; want one of ${AUTHORIZATION_MODES.join(', ')}`);
-  const authn = new TokenAuthenticator(opts.tokens, opts.anonymous ?? true);
-  const authz: Authorizer = mode === 'RBAC' ? new RbacAuthorizer(registry) : alwaysAllow;
+  const loopback = { token: loopbackToken, user: LOOPBACK_USER, uid: randomUUID(), groups: [ALL_AUTHENTICATED, SUPERUSER_GROUP] };
+  // The agent client may act on node agents only (bootstrap role system:agent-api-admin): the node proxy
+  // sends its token to whatever address a Node lists, so it must not be the superuser loopback token.
+  const agentClient = agentClientToken ? [{ token: agentClientToken, user: AGENT_CLIENT_USER, uid: randomUUID(), groups: [ALL_AUTHENTICATED, AGENT_CLIENT_GROUP] }] : [];
+  // The server's own entries last: a table row with the same token (vanishingly unlikely) must not shadow them.
+  return {
+    authenticator: new TokenAuthenticator([...(opts?.tokens ?? []), loopback, ...agentClient], opts?.anonymous ?? true),
+    authorizer: mode === 'RBAC' ? new RbacAuthorizer(registry) : alwaysAllow,
+  };
+}
+
+/** Who each admitted request acts as (after impersonation), for handlers that need it. */
+const requestUsers = new WeakMap<IncomingMessage, UserInfo>();
+
+/**
+ * The user a request acts as. Without the filter nothing is authenticated: the request is then
+ * system:anonymous, as upstream's AlwaysAllow server with anonymous auth would see it.
+ */
+export function requestUser(req: IncomingMessage): UserInfo {
+  return requestUsers.get(req) ?? { name: ANONYMOUS_USER, groups: [ALL_UNAUTHENTICATED] };
+}
+
+export function withAuth(auth: ServerAuth, next: RequestListener, log: (message: string, err?: unknown) => void): RequestListener {
+  const { authenticator: authn, authorizer: authz } = auth;
 
   const admit = async (req: IncomingMessage): Promise<UserInfo> => {
     const result = authn.authenticate(req);
@@ -42,7 +84,10 @@ export function withAuth(opts: AuthOptions, registry: Registry, next: RequestLis
 
   return (req: IncomingMessage, res: ServerResponse) => {
     admit(req).then(
-      () => next(req, res),
+      (user) => {
+        requestUsers.set(req, user);
+        next(req, res);
+      },
       (err: unknown) => {
         let se: StatusError;
         if (isStatusError(err)) se = err;

@@ -40,6 +40,9 @@ function nonResourceUrlMatches(rule: PolicyRule, path: string): boolean {
 
 // ---- Bootstrap policy
 
+/** The group of the API server's own client of node agents (the node proxy's identity), and nothing else. */
+export const AGENT_CLIENT_GROUP = 'system:agent-api-clients';
+
 const get = (...nonResourceURLs: string[]): PolicyRule => ({ verbs: ['get'], nonResourceURLs });
 const HEALTH_AND_VERSION = ['/livez', '/readyz', '/healthz', '/version', '/version/'];
 
@@ -52,6 +55,17 @@ export const BOOTSTRAP_CLUSTER_ROLES: ReadonlyMap<string, readonly PolicyRule[]>
   ['system:basic-user', [
     { verbs: ['create'], apiGroups: ['authorization.orch.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
     { verbs: ['create'], apiGroups: ['authentication.orch.io'], resources: ['selfsubjectreviews'] },
+  ]],
+  // Delegated authentication and authorization (a node agent checking its callers): bound to no one by default.
+  ['system:auth-delegator', [
+    { verbs: ['create'], apiGroups: ['authentication.orch.io'], resources: ['tokenreviews'] },
+    { verbs: ['create'], apiGroups: ['authorization.orch.io'], resources: ['subjectaccessreviews'] },
+  ]],
+  // What the API server's own client of node agents may do there (upstream's system:kubelet-api-admin,
+  // with the agent's checkpoint, pods and configz subresources): the node proxy presents this identity.
+  ['system:agent-api-admin', [
+    { verbs: ['get', 'list', 'watch', 'proxy'], apiGroups: [''], resources: ['nodes'] },
+    { verbs: [ALL], apiGroups: [''], resources: ['nodes/proxy', 'nodes/stats', 'nodes/metrics', 'nodes/log', 'nodes/spec', 'nodes/checkpoint', 'nodes/pods', 'nodes/configz'] },
   ]],
   // Metrics and the debug pages: for monitoring agents, not for every user.
   ['system:monitoring', [get('/metrics', '/metrics/slis', '/livez', '/readyz', '/healthz', '/livez/*', '/readyz/*', '/healthz/*', '/statusz', '/flagz')]],
@@ -70,4 +84,5 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly BootstrapBinding[] = [
   { name: 'system:basic-user', role: 'system:basic-user', groups: [ALL_AUTHENTICATED] },
   { name: 'system:public-info-viewer', role: 'system:public-info-viewer', groups: [ALL_AUTHENTICATED, ALL_UNAUTHENTICATED] },
   { name: 'system:monitoring', role: 'system:monitoring', groups: ['system:monitoring'] },
+  { name: 'system:agent-api-admin', role: 'system:agent-api-admin', groups: [AGENT_CLIENT_GROUP] },
 ];

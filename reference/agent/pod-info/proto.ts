@@ -1,0 +1,40 @@
+// The pod info service's wire definitions (pods.proto beside this file), loaded with
+// @grpc/proto-loader for the agent that serves them and for the suite's client. Loaded on first use:
+// importing this module costs nothing until a socket is served or called.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+
+export { EVENT_TYPES, FIELD_MASK_KEY, PODS_SERVICE, type PodEventType } from './names.js';
+
+/** Field names as the proto spells them (podUID), enums as their names, bytes as Buffers. */
+const LOADER_OPTIONS: protoLoader.Options = { keepCase: true, enums: String, defaults: true };
+
+/**
+ * Where pods.proto is. The compiled module runs from dist/reference/agent/pod-info/ and tsc does not
+ * copy .proto files, so beside the module first (a packaging step may put it there), then the source tree.
+ */
+export function podsProtoPath(): string {
+  const candidates = [new URL('./pods.proto', import.meta.url), new URL('../../../../reference/agent/pod-info/pods.proto', import.meta.url)];
+  for (const c of candidates) {
+    const p = fileURLToPath(c);
+    if (existsSync(p)) return p;
+  }
+  throw new Error(`reference/agent/pod-info/pods.proto not found (looked at ${candidates.map((c) => fileURLToPath(c)).join(', ')})`);
+}
+
+export interface PodsDefinitions {
+  /** Client constructor; `.service` is the definition a grpc Server registers. */
+  Pods: grpc.ServiceClientConstructor;
+}
+
+let loaded: PodsDefinitions | undefined;
+
+export function loadPods(): PodsDefinitions {
+  if (loaded) return loaded;
+  const def = protoLoader.loadSync(podsProtoPath(), LOADER_OPTIONS);
+  const pkg = grpc.loadPackageDefinition(def) as unknown as { v1alpha1: { Pods: grpc.ServiceClientConstructor } };
+  loaded = { Pods: pkg.v1alpha1.Pods };
+  return loaded;
+}

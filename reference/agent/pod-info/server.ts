@@ -1,0 +1,228 @@
+// The pod info gRPC service (spec 001 §4.2, §6, §7, §8) on the unix socket <root_dir>/pods/agent.sock:
+// ListPods, WatchPods and GetPod over the pods the agent manages (its pod workers, with the status it
+// computed last), as pods.proto describes. The socket is owner-only: it is bound inside pods/ (0700,
+// root-dir.ts), so nobody else can reach it before it is narrowed to 0600. Not served on Windows
+// (spec: not supported there).
+//
+// Bad input answers a gRPC status and never takes the agent down: undecodable requests and unknown
+// methods are grpc-js's (INTERNAL, UNIMPLEMENTED), requests are at most 16 KiB, field masks are
+// bounded (field-mask.ts), and a watch whose client stops reading is dropped with RESOURCE_EXHAUSTED
+// once more than `watchMaxPendingBytes` (default 16 MiB) past its initial list are waiting to be read.
+import { chmod, lstat, stat, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { prepareSocketPath } from '../../../mocks/cri/control.js';
+import { broken } from '../breaks.js';
+import { applyFieldMask, fieldMaskOf, FieldMaskError } from './field-mask.js';
+import { FIELD_MASK_KEY, loadPods, type PodEventType } from './proto.js';
+
+/** What the service serves: the agent's pods, as the JSON objects it sends, and their changes. */
+export interface PodInfoSource {
+  /** False until the agent's state is initialized after a start: every call is FAILED_PRECONDITION until then. */
+  initialized(): boolean;
+  /** Every pod the agent manages. */
+  pods(): any[];
+  pod(uid: string): any | undefined;
+  /** `fn(uid)` is called when a pod may have been added, changed or forgotten; returns the unsubscribe. */
+  onChange(fn: (uid: string) => void): () => void;
+}
+
+export interface PodInfoServerOptions {
+  socketPath: string;
+  source: PodInfoSource;
+  /** A watch is dropped once this many bytes of events past its initial list wait for its client. */
+  watchMaxPendingBytes?: number;
+}
+
+export interface PodInfoServer {
+  readonly socketPath: string;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_WATCH_MAX_PENDING_BYTES = 16 * 1024 * 1024;
+const MAX_REQUEST_BYTES = 16 * 1024;
+export const NOT_INITIALIZED = 'the agent is not initialized yet (its pod sources or its first runtime relist are not done); retry shortly';
+
+interface GrpcError { code: grpc.status; details: string }
+const failure = (code: grpc.status, details: string): GrpcError => ({ code, details });
+
+const notFound = (uid: string) => failure(grpc.status.NOT_FOUND, `pod with UID ${uid.length > 256 ? `${uid.slice(0, 256)}…` : uid} not found`);
+
+const uidOf = (pod: any): string => String(pod?.metadata?.uid ?? '');
+const byUid = (a: any, b: any) => (uidOf(a) < uidOf(b) ? -1 : uidOf(a) > uidOf(b) ? 1 : 0);
+
+interface Watcher {
+  call: grpc.ServerWritableStream<any, any>;
+  mask?: string[];
+  /** Bytes written that the client has not taken yet. */
+  pending: number;
+  limit: number;
+  done: boolean;
+}
+
+export async function startPodInfoServer(o: PodInfoServerOptions): Promise<PodInfoServer> {
+  if (process.platform === 'win32') throw new Error('the pod info service is not supported on Windows');
+  const source = o.source;
+  const maxPending = o.watchMaxPendingBytes ?? DEFAULT_WATCH_MAX_PENDING_BYTES;
+  const watchers = new Set<Watcher>();
+  /** The JSON of each pod as last announced, for change detection and the DELETED event's body. */
+  const known = new Map<string, string>();
+
+  const encode = (json: string, mask?: string[]): Buffer => {
+    // Test-only (breaks.ts): without a mask, the pod without its spec.
+    const m = mask ?? (broken('podinfo-partial-pod') ? ['apiVersion', 'kind', 'metadata', 'status'] : undefined);
+    return Buffer.from(m ? JSON.stringify(applyFieldMask(JSON.parse(json), m)) : json, 'utf8');
+  };
+
+  /** The request's state check and field mask, or the status that refuses it. */
+  const admit = (metadata: grpc.Metadata): { mask?: string[] } | GrpcError => {
+    // Test-only (breaks.ts): calls are answered before the agent's state is initialized.
+    if (!source.initialized() && !broken('podinfo-no-precondition')) return failure(grpc.status.FAILED_PRECONDITION, NOT_INITIALIZED);
+    // Test-only (breaks.ts): the mask is read from another metadata key.
+    const key = broken('podinfo-mask-key-other') ? 'x-fieldmask' : FIELD_MASK_KEY;
+    try {
+      return { mask: fieldMaskOf(metadata.get(key)) };
+    } catch (err) {
+      if (err instanceof FieldMaskError) return failure(grpc.status.INVALID_ARGUMENT, err.message);
+      throw err;
+    }
+  };
+
+  const drop = (w: Watcher, err: GrpcError) => {
+    if (w.done) return;
+    w.done = true;
+    watchers.delete(w);
+    // Ends the stream once what was written is read: memory stays within the bound meanwhile.
+    w.call.emit('error', err);
+  };
+
+  const send = (w: Watcher, type: PodEventType, json: string): void => {
+    if (w.done) return;
+    // Test-only (breaks.ts): pod changes after the initial list are not streamed.
+    if (type !== 'ADDED' && broken('podinfo-watch-no-updates')) return;
+    let pod: Buffer;
+    try {
+      pod = encode(json, w.mask);
+    } catch {
+      return;
+    }
+    const size = pod.length + 8;
+    w.pending += size;
+    if (w.pending > w.limit) {
+      drop(w, failure(grpc.status.RESOURCE_EXHAUSTED, `watch dropped: its client left more than ${w.limit} bytes of pod events unread; start a new watch`));
+      return;
+    }
+    w.call.write({ pod, type }, () => { w.pending -= size; });
+  };
+
+  /** Compares a pod with what was last announced and streams the difference to every watcher. */
+  const announce = (uid: string): void => {
+    const pod = source.pod(uid);
+    const json = pod === undefined ? undefined : JSON.stringify(pod);
+    const before = known.get(uid);
+    if (json === before) return;
+    if (json === undefined) known.delete(uid);
+    else known.set(uid, json);
+    const type: PodEventType = before === undefined ? 'ADDED' : json === undefined ? 'DELETED' : 'MODIFIED';
+    for (const w of [...watchers]) send(w, type, json ?? before!);
+  };
+  const unsubscribe = source.onChange((uid) => {
+    try {
+      announce(uid);
+    } catch {
+      // A pod that cannot be serialized is left as it was announced.
+    }
+  });
+
+  const listPods = (call: grpc.ServerUnaryCall<any, any>, cb: grpc.sendUnaryData<any>) => {
+    const a = admit(call.metadata);
+    if ('code' in a) return cb(a);
+    // Test-only (breaks.ts): the list is empty, or in descending UID order.
+    const all = broken('podinfo-list-empty') ? [] : [...source.pods()].sort(byUid);
+    if (broken('podinfo-list-unsorted')) all.reverse();
+    cb(null, { pods: all.map((p) => encode(JSON.stringify(p), a.mask)) });
+  };
+
+  const getPod = (call: grpc.ServerUnaryCall<any, any>, cb: grpc.sendUnaryData<any>) => {
+    const a = admit(call.metadata);
+    if ('code' in a) return cb(a);
+    const uid = String(call.request?.podUID ?? '');
+    // Test-only (breaks.ts): GetPod finds no pod; an unknown UID answers an empty pod.
+    if (broken('podinfo-get-unknown-empty')) {
+      const pod = source.pod(uid);
+      return cb(null, { pod: pod === undefined ? Buffer.alloc(0) : encode(JSON.stringify(pod), a.mask) });
+    }
+    const pod = broken('podinfo-get-not-found') ? undefined : source.pod(uid);
+    if (pod === undefined) return cb(notFound(uid));
+    cb(null, { pod: encode(JSON.stringify(pod), a.mask) });
+  };
+
+  const watchPods = (call: grpc.ServerWritableStream<any, any>) => {
+    const a = admit(call.metadata);
+    if ('code' in a) {
+      call.emit('error', a);
+      return;
+    }
+    const w: Watcher = { call, mask: a.mask, pending: 0, limit: maxPending, done: false };
+    const forget = () => { w.done = true; watchers.delete(w); };
+    call.on('cancelled', forget);
+    call.on('close', forget);
+    call.on('error', forget);
+    // The current pods first, as they are announced, then every change from here on.
+    const current = [...source.pods()].sort(byUid);
+    for (const p of current) announce(uidOf(p));
+    // Test-only (breaks.ts): no initial list.
+    const initial = broken('podinfo-watch-no-initial') ? [] : current.map((p) => known.get(uidOf(p))).filter((j): j is string => j !== undefined);
+    w.limit = maxPending + initial.reduce((n, j) => n + j.length + 8, 0);
+    watchers.add(w);
+    for (const json of initial) send(w, 'ADDED', json);
+  };
+
+  const serviceDef = loadPods().Pods.service;
+  // Test-only (breaks.ts): served under another package than upstream's v1alpha1.
+  const definition = broken('podinfo-package-renamed')
+    ? Object.fromEntries(Object.entries(serviceDef).map(([k, m]) => [k, { ...m, path: m.path.replace('/v1alpha1.', '/podinfo.v1.') }]))
+    : serviceDef;
+
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_REQUEST_BYTES, 'grpc.max_concurrent_streams': 256 });
+  server.addService(definition as grpc.ServiceDefinition, { ListPods: listPods, GetPod: getPod, WatchPods: watchPods });
+
+  let socketPath: string;
+  let ino = -1;
+  try {
+    socketPath = await prepareSocketPath(o.socketPath);
+    // The socket is made with the process umask before it can be narrowed: only a private directory
+    // keeps others from connecting in between.
+    const dirMode = (await stat(dirname(socketPath))).mode & 0o777;
+    if (dirMode & 0o077) throw new Error(`its directory ${dirname(socketPath)} is open to others (0${dirMode.toString(8)}); it must be owner-only (0700)`);
+    await new Promise<void>((resolve, reject) => {
+      server.bindAsync(`unix:${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
+    });
+    // Bound with the process umask inside a 0700 directory; narrowed before anyone is told it exists.
+    // Test-only (breaks.ts): left readable and writable by everyone, its directory open as well.
+    await chmod(socketPath, broken('podinfo-socket-world') ? 0o666 : 0o600);
+    if (broken('podinfo-socket-world')) await chmod(dirname(socketPath), 0o755);
+    ino = (await lstat(socketPath)).ino;
+  } catch (err) {
+    unsubscribe();
+    server.forceShutdown();
+    throw new Error(`cannot serve the pod info socket ${o.socketPath}: ${(err as Error).message}`);
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    socketPath,
+    close: () => closing ??= (async () => {
+      unsubscribe();
+      for (const w of [...watchers]) drop(w, failure(grpc.status.UNAVAILABLE, 'the agent is stopping'));
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(() => server.forceShutdown(), 1000);
+        server.tryShutdown(() => { clearTimeout(t); resolve(); });
+      });
+      // The socket goes only if it is still the one this server made.
+      try {
+        if ((await lstat(socketPath)).ino === ino) await unlink(socketPath);
+      } catch { /* already gone */ }
+    })(),
+  };
+}

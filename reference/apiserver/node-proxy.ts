@@ -1,0 +1,193 @@
+// The node proxy subresource (upstream pkg/registry/core/node/rest ProxyREST, spec 002 §4):
+// `/api/v1/nodes/{name}/proxy[/{path}]` forwards the request to the node agent's HTTPS port at the
+// Node's preferred address, as the server itself: the client's credentials stay here and the agent
+// sees the server's agent-client token (limited to node agent APIs, never the loopback superuser). Authorization (verb from the method on `nodes/proxy`) happened ahead of
+// routing, in the auth filter.
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import { badRequest, pathNotFound, serviceUnavailable } from './errors.js';
+import type { Registry } from './registry.js';
+import type { ApiObject } from './strategy.js';
+
+/**
+ * Address types tried in order (upstream --kubelet-preferred-address-types). Upstream's default
+ * puts Hostname first; agents here register with --hostname-override names that do not resolve,
+ * so the IPs come first.
+ */
+export const DEFAULT_AGENT_PREFERRED_ADDRESS_TYPES: readonly string[] = ['InternalIP', 'ExternalIP', 'Hostname'];
+/** Used when a Node publishes no port (upstream --kubelet-port). */
+export const DEFAULT_AGENT_PORT = 10250;
+/** Connecting plus waiting for the response headers may take this long. */
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1), never forwarded either way. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-connection']);
+
+export interface NodeProxyOptions {
+  readonly registry: Registry;
+  /** Presented to agents as `Authorization: Bearer`: the server's agent-client identity, which may act on
+   *  node agents only (never the loopback superuser token: a Node's address is whatever its writer put there). */
+  readonly clientToken: string;
+  readonly preferredAddressTypes?: readonly string[];
+  /** Verify agents' serving certificates against this CA; without it they are not verified (upstream without --kubelet-certificate-authority). */
+  readonly caPem?: string;
+  /** Connect and response-header timeout, ms (default 30 s). */
+  readonly timeoutMs?: number;
+}
+
+interface Node extends ApiObject {
+  status?: { addresses?: Array<{ type?: string; address?: string }>; daemonEndpoints?: { agentEndpoint?: { Port?: number } } };
+}
+
+export class NodeProxy {
+  private readonly preferred: readonly string[];
+
+  constructor(private readonly o: NodeProxyOptions) {
+    this.preferred = o.preferredAddressTypes ?? DEFAULT_AGENT_PREFERRED_ADDRESS_TYPES;
+  }
+
+  /** Whether the path segments (decoded) address a node's proxy subresource. */
+  static matches(segs: readonly string[]): boolean {
+    return segs[0] === 'api' && segs[1] === 'v1' && segs[2] === 'nodes' && segs.length >= 5 && segs[4] === 'proxy';
+  }
+
+  /** Proxies the request; rejects with a StatusError only while nothing has been written. */
+  async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = req.url ?? '/';
+    const qi = raw.indexOf('?');
+    const m = /^\/+api\/+v1\/+nodes\/+([^/]+)\/+proxy(\/.*)?$/.exec(qi < 0 ? raw : raw.slice(0, qi));
+    if (!m) throw pathNotFound();
+    let id: string;
+    try {
+      id = decodeURIComponent(m[1]!);
+    } catch {
+      throw badRequest(`invalid URL path escape in ${JSON.stringify(m[1])}`);
+    }
+    const target = await this.locate(id);
+    const path = agentPath(m[2] ?? '');
+    return this.forward(req, res, target, `${path}${qi < 0 ? '' : raw.slice(qi)}`);
+  }
+
+  /** Where the node's agent listens (upstream node.ResourceLocation and NodeConnectionInfoGetter). */
+  private async locate(id: string): Promise<Target> {
+    // Upstream utilnet.SplitSchemeNamePort: `name`, `name:port` or `scheme:name:port`.
+    const parts = id.split(':');
+    const [scheme, name, port] = parts.length === 1 ? ['', parts[0]!, ''] : parts.length === 2 ? ['', parts[0]!, parts[1]!] : parts.length === 3 ? parts as [string, string, string] : ['', '', ''];
+    if (!name || !['', 'http', 'https'].includes(scheme)) throw badRequest(`invalid node request ${JSON.stringify(id)}`);
+    const store = this.o.registry.byGroupResource('', 'nodes');
+    if (!store) throw pathNotFound();
+    const node = (await store.get('', name)) as Node;
+    const host = this.preferredAddress(node);
+    const published = node.status?.daemonEndpoints?.agentEndpoint?.Port;
+    const agentPort = typeof published === 'number' && published > 0 ? published : DEFAULT_AGENT_PORT;
+    if (port === '' || port === String(agentPort)) return { scheme: 'https', host, port: agentPort, asServer: true };
+    // Another port of the node: upstream's plain proxy transport, without the server's credentials.
+    if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) throw badRequest(`invalid node request ${JSON.stringify(id)}`);
+    return { scheme: scheme || 'http', host, port: Number(port), asServer: false };
+  }
+
+  /** Upstream nodeutil.GetPreferredNodeAddress; `HostName` (the spec's spelling) counts as `Hostname`. */
+  private preferredAddress(node: Node): string {
+    const addresses = node.status?.addresses ?? [];
+    const norm = (t: string | undefined) => (t === 'HostName' ? 'Hostname' : t);
+    for (const type of this.preferred) {
+      const hit = addresses.find((a) => norm(a.type) === norm(type) && a.address);
+      if (hit) return hit.address!;
+    }
+    const known = addresses.map((a) => `{${a.type ?? ''} ${a.address ?? ''}}`).join(' ');
+    throw serviceUnavailable(`no preferred addresses found; known addresses: [${known}]`);
+  }
+
+  private forward(req: IncomingMessage, res: ServerResponse, to: Target, path: string): Promise<void> {
+    const where = `${isIP(to.host) === 6 ? `[${to.host}]` : to.host}:${to.port}`;
+    const headers = forwardedHeaders(req.headers);
+    headers['host'] = where;
+    if (to.asServer) headers['authorization'] = `Bearer ${this.o.clientToken}`;
+    const https = to.scheme === 'https';
+    const opts = {
+      host: to.host, port: to.port, method: req.method, path, headers,
+      ...(https ? { rejectUnauthorized: this.o.caPem !== undefined, ca: this.o.caPem } : {}),
+      // One connection per request: nothing of one client's exchange lingers for the next.
+      agent: false as const,
+    };
+    return new Promise<void>((resolve, reject) => {
+      let answered = false;
+      const out = (https ? httpsRequest : httpRequest)(opts);
+      const timer = setTimeout(() => out.destroy(new Error(`no response within ${Math.round(this.timeout / 1000)} s`)), this.timeout);
+      out.on('response', (back) => {
+        clearTimeout(timer);
+        answered = true;
+        res.writeHead(back.statusCode ?? 502, backHeaders(back.headers));
+        back.pipe(res);
+        back.on('error', () => res.destroy());
+        back.on('end', () => resolve());
+      });
+      out.on('error', (err) => {
+        clearTimeout(timer);
+        if (answered) {
+          res.destroy();
+          resolve();
+          return;
+        }
+        reject(serviceUnavailable(`error trying to reach the agent at ${where}: ${err.message}`));
+      });
+      // The client went away: stop asking the agent, or stop reading its answer.
+      res.on('close', () => {
+        out.destroy(new Error('the client closed the connection'));
+        resolve();
+      });
+      req.pipe(out);
+    });
+  }
+
+  private get timeout(): number {
+    return this.o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+}
+
+interface Target {
+  readonly scheme: string;
+  readonly host: string;
+  readonly port: number;
+  /** The agent's own port: the server presents its agent-client identity there. */
+  readonly asServer: boolean;
+}
+
+/**
+ * The path to ask the agent for, as sent (escapes kept); refused with 400 when any segment is `..`
+ * once decoded, so that no spelling of a parent step reaches the agent.
+ */
+export function agentPath(rest: string): string {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(rest);
+  } catch {
+    throw badRequest(`invalid URL path escape in ${JSON.stringify(rest)}`);
+  }
+  if (decoded.split(/[/\\]/).some((seg) => seg === '..')) throw badRequest(`the proxied path may not contain ".." segments: ${JSON.stringify(rest)}`);
+  return rest === '' ? '/' : rest;
+}
+
+/** The request headers the agent gets: neither hop-by-hop ones nor the client's credentials or impersonation. */
+function forwardedHeaders(h: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const drop = connectionListed(h['connection']);
+  const out: OutgoingHttpHeaders = {};
+  for (const [k, v] of Object.entries(h)) {
+    if (v === undefined || HOP_BY_HOP.has(k) || drop.has(k) || k === 'authorization' || k === 'host' || k.startsWith('impersonate-')) continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+function backHeaders(h: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const drop = connectionListed(h['connection']);
+  const out: OutgoingHttpHeaders = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined && !HOP_BY_HOP.has(k) && !drop.has(k)) out[k] = v;
+  return out;
+}
+
+function connectionListed(v: string | string[] | undefined): Set<string> {
+  return new Set((Array.isArray(v) ? v.join(',') : v ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean));
+}

@@ -1,0 +1,308 @@
+// The node proxy of the reference API server (reference/apiserver/node-proxy.ts, spec 002 §4):
+// `/api/v1/nodes/{name}/proxy/...` forwarded to a small HTTPS server standing in for an agent,
+// registered as a Node. Requests and answers pass through; the server presents its agent-client token,
+// never the client's; unknown nodes, missing addresses, unreachable or silent agents and `..` get
+// Status answers, quickly; RBAC on nodes/proxy; the agent's certificate checked only with a CA.
+import t from 'tap';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { createServer as createHttpServer, request, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { startReference, type ReferenceOptions } from '../../reference/server.js';
+import { startApiServer } from '../../reference/apiserver/apiserver.js';
+import { REFERENCE_RESOURCES } from '../../reference/resources/index.js';
+import { MemoryStorage } from '../../reference/storage/memory.js';
+import { generateSelfSigned } from '../../reference/tls.js';
+import { agentPath } from '../../reference/apiserver/node-proxy.js';
+import { startMockCri } from '../../mocks/cri/server.js';
+import { startAgent } from '../../reference/agent/agent.js';
+import { cmdAgent } from '../../bin/commands/agent.js';
+import fc from 'fast-check';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ADMIN = 'admin-token';
+const BOB = 'bob-token';
+const AUTH: ReferenceOptions['auth'] = { tokens: [{ token: ADMIN, user: 'admin', groups: ['system:masters'] }, { token: BOB, user: 'bob' }], authorizationMode: 'RBAC' };
+const G = 'rbac.authorization.orch.io';
+
+interface Seen { method: string; url: string; headers: IncomingMessage['headers']; body: string }
+interface Res { status: number; headers: IncomingMessage['headers']; text: string; body: any }
+type Teardown = { teardown(fn: () => unknown): void };
+
+const listening = (s: Server | HttpsServer): Promise<number> =>
+  new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port)));
+
+/** Answers every request with what it saw; `?status=` picks the status code. */
+function recorder(seen: Seen[]) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    let body = '';
+    req.on('data', (c: Buffer) => { body += c.toString(); });
+    req.on('end', () => {
+      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      const status = Number(new URL(req.url!, 'http://x').searchParams.get('status') ?? 200);
+      res.writeHead(status, { 'content-type': 'application/json', 'x-agent': 'yes', 'x-drop': 'hop', connection: 'close, x-drop' });
+      res.end(JSON.stringify({ method: req.method, url: req.url, body }));
+    });
+  };
+}
+
+/** A stand-in agent: HTTPS with a self-signed certificate for 127.0.0.1. */
+async function fakeAgent(t: Teardown) {
+  const seen: Seen[] = [];
+  const cert = generateSelfSigned('127.0.0.1');
+  const server = createHttpsServer({ cert: cert.certPem, key: cert.keyPem }, recorder(seen));
+  const port = await listening(server);
+  t.teardown(() => new Promise((r) => server.close(r)));
+  return { seen, port, caPem: cert.caPem };
+}
+
+/** An HTTP request with the path exactly as given (fetch would resolve `..` and `%2e%2e` itself). */
+function raw(base: string, method: string, path: string, opts: { token?: string; body?: string; headers?: Record<string, string> } = {}): Promise<Res> {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers['authorization'] = `Bearer ${opts.token}`;
+    if (opts.body !== undefined) headers['content-length'] = String(Buffer.byteLength(opts.body));
+    const req = request({ host: u.hostname, port: u.port, method, path, headers }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => { text += c.toString(); });
+      res.on('end', () => {
+        let body: any;
+        try { body = JSON.parse(text); } catch { body = undefined; }
+        resolve({ status: res.statusCode!, headers: res.headers, text, body });
+      });
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+async function server(t: Teardown, opts: ReferenceOptions = { auth: AUTH }) {
+  const ref = await startReference(opts);
+  t.teardown(() => ref.close());
+  const call = (method: string, path: string, o: { token?: string; body?: string; headers?: Record<string, string> } = {}) => raw(ref.url, method, path, { token: ADMIN, ...o });
+  const json = (method: string, path: string, body: unknown, token = ADMIN) => raw(ref.url, method, path, { token, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  const node = async (name: string, status: Record<string, unknown>) => {
+    const r = await json('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name }, status });
+    if (r.status !== 201) throw new Error(`node ${name}: ${r.status} ${r.text}`);
+  };
+  return { ref, call, json, node };
+}
+
+const at = (port: number, addresses: Array<{ type: string; address: string }> = [{ type: 'InternalIP', address: '127.0.0.1' }]) => ({ addresses, daemonEndpoints: { agentEndpoint: { Port: port } } });
+
+t.test('requests and answers pass through; the agent sees the server, not the client', async (t) => {
+  const agent = await fakeAgent(t);
+  const { call, json, node } = await server(t);
+  await node('n1', at(agent.port, [{ type: 'Hostname', address: 'n1.does-not-resolve.invalid' }, { type: 'InternalIP', address: '127.0.0.1' }]));
+
+  const get = await call('GET', '/api/v1/nodes/n1/proxy/stats/summary?a=1&b=x%20y', { headers: { 'x-client': 'hello', 'impersonate-user': 'someone', 'impersonate-group': 'system:masters' } });
+  t.equal(get.status, 200, get.text);
+  t.equal(get.headers['x-agent'], 'yes', 'the agent\'s headers come back');
+  t.notOk(get.headers['x-drop'], 'less those its Connection header lists');
+  t.same(get.body, { method: 'GET', url: '/stats/summary?a=1&b=x%20y', body: '' }, 'path and query as sent, at the InternalIP (preferred over the Hostname)');
+  const s = agent.seen.at(-1)!;
+  t.equal(s.headers['x-client'], 'hello', 'the client\'s own headers go along');
+  t.match(s.headers['authorization'], /^Bearer \S+$/, 'the server presents a bearer token');
+  t.not(s.headers['authorization'], `Bearer ${ADMIN}`, 'never the client\'s credentials');
+  t.notOk('impersonate-user' in s.headers || 'impersonate-group' in s.headers, 'nor its impersonation headers');
+  t.equal(s.headers['host'], `127.0.0.1:${agent.port}`);
+
+  const post = await call('POST', '/api/v1/nodes/n1/proxy/checkpoint/ns/pod/c?status=202', { body: 'payload', headers: { 'content-type': 'text/plain' } });
+  t.equal(post.status, 202, 'the agent\'s status code comes back');
+  t.same(post.body, { method: 'POST', url: '/checkpoint/ns/pod/c?status=202', body: 'payload' }, 'method and body pass');
+  t.equal(agent.seen.at(-1)!.headers['content-type'], 'text/plain');
+  for (const method of ['PUT', 'PATCH', 'DELETE']) {
+    const r = await call(method, '/api/v1/nodes/n1/proxy/x?status=409', { body: method });
+    t.same([r.status, r.body], [409, { method, url: '/x?status=409', body: method }], method);
+  }
+  const head = await call('HEAD', '/api/v1/nodes/n1/proxy/stats/summary');
+  t.same([head.status, head.text, agent.seen.at(-1)!.method], [200, '', 'HEAD'], 'HEAD');
+  t.equal((await call('GET', '/api/v1/nodes/n1/proxy')).body.url, '/', 'no path: the agent\'s root');
+  t.equal((await call('GET', '/api/v1/nodes/n1/proxy/')).body.url, '/');
+  t.equal((await call('GET', '/api/v1/nodes/n1/proxy/a%2Fb')).body.url, '/a%2Fb', 'escapes are kept');
+
+  // The token the agent saw is the server's agent-client identity, limited to node agent APIs: a Node's
+  // address is whatever its writer put there, so a superuser token must never go there.
+  const client = s.headers['authorization']!.slice('Bearer '.length);
+  const review = await json('POST', '/apis/authentication.orch.io/v1/tokenreviews', { apiVersion: 'authentication.orch.io/v1', kind: 'TokenReview', spec: { token: client } });
+  t.equal(review.body.status.authenticated, true, review.text);
+  t.equal(review.body.status.user.username, 'orch-apiserver-agent-client');
+  t.same(review.body.status.user.groups, ['system:authenticated', 'system:agent-api-clients']);
+  t.notOk(review.body.status.user.groups.includes('system:masters'), 'not a superuser');
+  t.equal((await call('GET', '/api/v1/nodes', { token: client })).status, 200, 'it may read nodes');
+  t.equal((await call('GET', '/api/v1/nodes/n1/proxy/x', { token: client })).body.url, '/x', 'and use the node proxy');
+  t.equal((await call('GET', '/api/v1/namespaces/default/pods', { token: client })).status, 403, 'and nothing else');
+  t.equal((await call('DELETE', '/api/v1/nodes/n1', { token: client })).status, 403);
+  t.equal(agent.seen.at(-1)!.headers['authorization'], `Bearer ${client}`, 'the same token every time');
+});
+
+t.test('a server without authentication still has its agent-client identity', async (t) => {
+  const agent = await fakeAgent(t);
+  const { call, json, node } = await server(t, {});
+  await node('n1', at(agent.port));
+  t.equal((await call('GET', '/api/v1/nodes/n1/proxy/stats/summary')).status, 200);
+  const token = agent.seen.at(-1)!.headers['authorization']!.slice('Bearer '.length);
+  const review = await json('POST', '/apis/authentication.orch.io/v1/tokenreviews', { apiVersion: 'authentication.orch.io/v1', kind: 'TokenReview', spec: { token } });
+  t.equal(review.body.status.user?.username, 'orch-apiserver-agent-client', review.text);
+});
+
+t.test('Status answers: unknown node, no address, unreachable or silent agent', async (t) => {
+  const { call, node } = await server(t);
+  const nope = await call('GET', '/api/v1/nodes/nope/proxy/stats/summary');
+  t.equal(nope.status, 404);
+  t.match(nope.body, { kind: 'Status', reason: 'NotFound', message: 'nodes "nope" not found' });
+
+  await node('bare', { daemonEndpoints: { agentEndpoint: { Port: 10250 } } });
+  const bare = await call('GET', '/api/v1/nodes/bare/proxy/stats/summary');
+  t.equal(bare.status, 503, bare.text);
+  t.match(bare.body, { kind: 'Status', reason: 'ServiceUnavailable', message: 'no preferred addresses found; known addresses: []' });
+  await node('dns-only', at(10250, [{ type: 'InternalDNS', address: 'x.example' }]));
+  t.match((await call('GET', '/api/v1/nodes/dns-only/proxy/')).body.message, 'no preferred addresses found; known addresses: [{InternalDNS x.example}]');
+
+  // A port nothing listens on: taken and released.
+  const probe = createTcpServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const closedPort = (probe.address() as AddressInfo).port;
+  await new Promise((r) => probe.close(r));
+  await node('gone', at(closedPort));
+  const started = Date.now();
+  const gone = await call('GET', '/api/v1/nodes/gone/proxy/stats/summary');
+  t.equal(gone.status, 503, gone.text);
+  t.match(gone.body.message, `error trying to reach the agent at 127.0.0.1:${closedPort}`);
+  t.ok(Date.now() - started < 5000, 'at once');
+  t.equal((await call('GET', '/healthz')).status, 200, 'the server keeps serving');
+});
+
+t.test('an agent that never answers is given up on', async (t) => {
+  const sockets = new Set<Socket>();
+  const silent = createTcpServer((s) => { sockets.add(s); s.on('error', () => undefined); });
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  t.teardown(() => { for (const s of sockets) s.destroy(); silent.close(); });
+  const api = await startApiServer({ storage: new MemoryStorage(), strategies: REFERENCE_RESOURCES, agentProxy: { timeoutMs: 300 }, log: () => undefined });
+  t.teardown(() => api.close());
+  const created = await raw(api.url, 'POST', '/api/v1/nodes', {
+    body: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'mute' }, status: at((silent.address() as AddressInfo).port) }),
+    headers: { 'content-type': 'application/json' },
+  });
+  t.equal(created.status, 201);
+  const started = Date.now();
+  const r = await raw(api.url, 'GET', '/api/v1/nodes/mute/proxy/stats/summary');
+  t.equal(r.status, 503, r.text);
+  t.match(r.body.message, /no response within/);
+  t.ok(Date.now() - started < 3000, 'after the timeout, not a hang');
+});
+
+t.test('paths never leave the agent\'s path space', async (t) => {
+  const agent = await fakeAgent(t);
+  const { call, node } = await server(t);
+  await node('n1', at(agent.port));
+  const before = agent.seen.length;
+  for (const p of ['..', 'a/../b', '%2e%2e/etc', '%2E%2E', 'a/..%2f..%2fetc', 'a/..%5c..%5cetc', '..%2F', 'a/../../x']) {
+    const r = await call('GET', `/api/v1/nodes/n1/proxy/${p}`);
+    t.equal(r.status, 400, `${p}: ${r.text}`);
+    t.equal(r.body?.kind, 'Status');
+  }
+  t.equal((await call('GET', '/api/v1/nodes/n1/proxy/%zz')).status, 400, 'an undecodable escape');
+  t.equal(agent.seen.length, before, 'none reached the agent');
+  t.equal((await call('GET', '/api/v1/nodes/n1/proxy/a..b/.../c')).body.url, '/a..b/.../c', 'dots within names are fine');
+  t.throws(() => agentPath('/x/%2e%2E/y'), { message: /may not contain "\.\." segments/ });
+  t.equal(agentPath(''), '/');
+});
+
+t.test('property: any path is proxied or refused with 400, and no parent step reaches the agent', async (t) => {
+  const agent = await fakeAgent(t);
+  const { call, node } = await server(t);
+  await node('n1', at(agent.port));
+  const segment = fc.constantFrom('..', '.', 'a', 'stats', '%2e%2e', '%2E%2e', '.%2e', '%2f', '..%2f', '%5c..', '%', '%zz', '', '%00', 'é', '%c3%a9', '?', '#');
+  await fc.assert(fc.asyncProperty(fc.array(segment, { maxLength: 6 }), async (segs) => {
+    const path = segs.join('/').replace(/[?#]/g, encodeURIComponent);
+    const before = agent.seen.length;
+    const r = await call('GET', `/api/v1/nodes/n1/proxy/${path}`);
+    if (r.status !== 200 && r.status !== 400) throw new Error(`${path}: HTTP ${r.status} ${r.text}`);
+    if (r.status === 400 && agent.seen.length !== before) throw new Error(`${path}: refused, yet the agent was asked`);
+    if (r.status === 200) {
+      const url = agent.seen.at(-1)!.url;
+      if (decodeURIComponent(url.split('?')[0]!).split(/[/\\]/).includes('..')) throw new Error(`${path}: the agent got ${url}`);
+    }
+  }), { numRuns: 150 });
+  t.pass('held');
+});
+
+t.test('authorized as verbs on nodes/proxy', async (t) => {
+  const agent = await fakeAgent(t);
+  const { call, json, node } = await server(t);
+  await node('n1', at(agent.port));
+  const denied = await call('GET', '/api/v1/nodes/n1/proxy/stats/summary', { token: BOB });
+  t.equal(denied.status, 403);
+  t.match(denied.body.message, 'User "bob" cannot get resource "nodes/proxy" in API group "" at the cluster scope');
+  t.equal((await json('POST', `/apis/${G}/v1/clusterroles`, { apiVersion: `${G}/v1`, kind: 'ClusterRole', metadata: { name: 'node-reader' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['nodes/proxy'] }] })).status, 201);
+  t.equal((await json('POST', `/apis/${G}/v1/clusterrolebindings`, {
+    apiVersion: `${G}/v1`, kind: 'ClusterRoleBinding', metadata: { name: 'bob-nodes' }, roleRef: { apiGroup: G, kind: 'ClusterRole', name: 'node-reader' }, subjects: [{ kind: 'User', apiGroup: G, name: 'bob' }],
+  })).status, 201);
+  t.equal((await call('GET', '/api/v1/nodes/n1/proxy/stats/summary', { token: BOB })).status, 200, 'get granted');
+  const post = await call('POST', '/api/v1/nodes/n1/proxy/checkpoint/a/b/c', { token: BOB, body: '' });
+  t.equal(post.status, 403, 'POST is create, not granted');
+  t.match(post.body.message, 'cannot create resource "nodes/proxy"');
+});
+
+t.test('the agent\'s certificate is verified only against a configured CA', async (t) => {
+  const agent = await fakeAgent(t);
+  const good = await server(t, { auth: AUTH, agentCaPem: agent.caPem });
+  await good.node('n1', at(agent.port));
+  t.equal((await good.call('GET', '/api/v1/nodes/n1/proxy/stats/summary')).status, 200, 'signed by the configured CA');
+  const other = await server(t, { auth: AUTH, agentCaPem: generateSelfSigned('127.0.0.1').caPem });
+  await other.node('n1', at(agent.port));
+  const r = await other.call('GET', '/api/v1/nodes/n1/proxy/stats/summary');
+  t.equal(r.status, 503, 'another CA: refused');
+  t.match(r.body.message, /error trying to reach the agent/);
+});
+
+t.test('address types in the configured order; HostName counts as Hostname', async (t) => {
+  const agent = await fakeAgent(t);
+  const { call, node } = await server(t, { auth: AUTH, agentPreferredAddressTypes: ['Hostname', 'InternalIP'] });
+  await node('spelled', at(agent.port, [{ type: 'ExternalIP', address: '192.0.2.1' }, { type: 'HostName', address: '127.0.0.1' }]));
+  t.equal((await call('GET', '/api/v1/nodes/spelled/proxy/x')).status, 200, 'the spec\'s HostName spelling');
+  await node('external-only', at(agent.port, [{ type: 'ExternalIP', address: '127.0.0.1' }]));
+  t.match((await call('GET', '/api/v1/nodes/external-only/proxy/x')).body.message, 'no preferred addresses found', 'ExternalIP not configured here');
+});
+
+t.test('name:port addresses another port of the node, without the server\'s credentials', async (t) => {
+  const agent = await fakeAgent(t);
+  const seen: Seen[] = [];
+  const plain = createHttpServer(recorder(seen));
+  const port = await listening(plain);
+  t.teardown(() => new Promise((r) => plain.close(r)));
+  const { call, node } = await server(t);
+  await node('n1', at(agent.port));
+  const r = await call('GET', `/api/v1/nodes/n1:${port}/proxy/metrics`);
+  t.equal(r.status, 200, r.text);
+  t.equal(seen.at(-1)!.url, '/metrics');
+  t.notOk(seen.at(-1)!.headers['authorization'], 'no loopback token for other ports');
+  t.equal((await call('GET', `/api/v1/nodes/https:n1:${agent.port}/proxy/x`)).status, 200, 'scheme:name:port with the agent\'s own port');
+  t.equal((await call('GET', '/api/v1/nodes/ftp:n1:1/proxy/x')).status, 400, 'unknown scheme');
+  t.equal((await call('GET', '/api/v1/nodes/n1:99999/proxy/x')).status, 400, 'no such port');
+});
+
+t.test('the reference agent with --node-ip 127.0.0.1, reached through the proxy', async (t) => {
+  const { ref, call } = await server(t);
+  const dir = mkdtempSync(join(tmpdir(), 'node-proxy-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const cri = await startMockCri({ socket: join(dir, 'cri', 'cri.sock'), root: join(dir, 'cri-state') });
+  t.teardown(() => cri.close());
+  const agent = await startAgent({
+    api: { url: ref.url, token: ADMIN }, criEndpoint: cri.criUrl, nodeName: 'real', hostnameOverride: 'real', nodeIP: '127.0.0.1',
+    rootDir: join(dir, 'root'), serve: { address: '127.0.0.1', port: 0 }, log: () => undefined,
+  });
+  t.teardown(() => agent.close());
+  const node = (await call('GET', '/api/v1/nodes/real')).body;
+  t.same(node.status.addresses.find((a: any) => a.type === 'InternalIP'), { type: 'InternalIP', address: '127.0.0.1' }, 'the InternalIP given');
+  t.equal(node.status.daemonEndpoints.agentEndpoint.Port, Number(new URL(agent.url!).port), 'the port it serves on');
+  const health = await call('GET', '/api/v1/nodes/real/proxy/healthz');
+  t.same([health.status, health.text], [200, 'ok'], health.text);
+  const pods = await call('GET', '/api/v1/nodes/real/proxy/pods');
+  t.equal(pods.status, 200, `the agent accepts the server's loopback identity: ${pods.text.slice(0, 300)}`);
+  t.equal(pods.body?.kind, 'PodList');
+  await t.rejects(cmdAgent({ rootDir: join(dir, 'other'), nodeIp: 'not-an-ip' }), { message: '--node-ip not-an-ip: not an IP address' });
+});
