@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { criClient, type CriClient } from '../mocks/cri/proto.js';
 import { ApiClient, type Watch } from '../reference/agent/api-client.js';
-import { printTable, quantile } from './report.js';
+import { positiveInt, printTable, quantile } from './report.js';
 
 const BIN = fileURLToPath(new URL('../bin/orch-conformance.js', import.meta.url));
 const NODE = 'bench-node';
@@ -39,18 +39,10 @@ const { values: args } = parseArgs({
   },
 });
 
-function positiveInt(flag: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`bench/agent: --${flag} must be a positive integer, got ${JSON.stringify(text)}`);
-    process.exit(2);
-  }
-  return n;
-}
 
-const PODS = positiveInt('pods', args.pods!);
-const CONCURRENCY = positiveInt('concurrency', args.concurrency!);
-const DEADLINE_MS = positiveInt('deadline-seconds', args['deadline-seconds']!) * 1000;
+const PODS = positiveInt('agent', 'pods', args.pods!);
+const CONCURRENCY = positiveInt('agent', 'concurrency', args.concurrency!);
+const DEADLINE_MS = positiveInt('agent', 'deadline-seconds', args['deadline-seconds']!) * 1000;
 
 // ---- child processes ----
 

@@ -18,21 +18,13 @@ import { startMockCri } from '../mocks/cri/server.js';
 import { ApiClient } from '../reference/agent/api-client.js';
 import { startAgent } from '../reference/agent/agent.js';
 import { startReference } from '../reference/server.js';
-import { printTable, quantile } from './report.js';
+import { positiveInt, printTable, quantile } from './report.js';
 
 const { values: args } = parseArgs({ options: { count: { type: 'string', default: '200' }, 'deadline-seconds': { type: 'string', default: '60' } } });
 
-function positiveInt(flag: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`bench/checkpoint: --${flag} must be a positive integer, got ${JSON.stringify(text)}`);
-    process.exit(2);
-  }
-  return n;
-}
 
-const COUNT = positiveInt('count', args.count!);
-const DEADLINE_MS = positiveInt('deadline-seconds', args['deadline-seconds']!) * 1000;
+const COUNT = positiveInt('checkpoint', 'count', args.count!);
+const DEADLINE_MS = positiveInt('checkpoint', 'deadline-seconds', args['deadline-seconds']!) * 1000;
 const TOKEN = 'bench-checkpoint-token';
 const NODE = 'bench-ckpt-node';
 

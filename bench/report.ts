@@ -11,3 +11,13 @@ export function printTable(head: readonly string[], rows: readonly string[][]): 
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.log(line(r));
 }
+
+/** A positive integer flag of a benchmark; anything else ends the process with exit 2 and says why. */
+export function positiveInt(bench: string, flag: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`bench/${bench}: --${flag} must be a positive integer, got ${JSON.stringify(text)}`);
+    process.exit(2);
+  }
+  return n;
+}

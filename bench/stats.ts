@@ -21,7 +21,7 @@ import { criClient, type CriClient } from '../mocks/cri/proto.js';
 import { startAgent, type RunningAgent } from '../reference/agent/agent.js';
 import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../reference/agent/runtime.js';
 import { FeatureGates } from '../reference/features.js';
-import { printTable, quantile } from './report.js';
+import { positiveInt, printTable, quantile } from './report.js';
 
 const BIN = fileURLToPath(new URL('../bin/orch-conformance.js', import.meta.url));
 const IMAGE = 'docker.io/library/busybox:1.36';
@@ -34,22 +34,14 @@ const { values: args } = parseArgs({
   },
 });
 
-function positiveInt(flag: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`bench/stats: --${flag} must be a positive integer, got ${JSON.stringify(text)}`);
-    process.exit(2);
-  }
-  return n;
-}
 
-const PODS = positiveInt('pods', args.pods!);
-const REQUESTS = positiveInt('requests', args.requests!);
-const DEADLINE_MS = positiveInt('deadline-seconds', args['deadline-seconds']!) * 1000;
+const PODS = positiveInt('stats', 'pods', args.pods!);
+const REQUESTS = positiveInt('stats', 'requests', args.requests!);
+const DEADLINE_MS = positiveInt('stats', 'deadline-seconds', args['deadline-seconds']!) * 1000;
 
 /** `mock-cri` as its own process; resolves once it prints its socket. */
 function startRuntime(socket: string): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, [BIN, 'mock-cri', '--socket', socket], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...(process.env['MOCK_PROF'] ? ['--cpu-prof', '--cpu-prof-dir=/tmp/mockprof'] : []), BIN, 'mock-cri', '--socket', socket], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`mock-cri not ready within ${DEADLINE_MS / 1000} s: ${out}`)), DEADLINE_MS);

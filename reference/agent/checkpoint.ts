@@ -93,6 +93,8 @@ export interface CheckpointOptions {
 export function checkpointRoutes(o: CheckpointOptions): AgentRoute[] {
   // Test-only (breaks.ts): the route served with ContainerCheckpoint off.
   if (!o.featureGates.enabled('ContainerCheckpoint') && !broken('checkpoint-gate-ignored')) return [];
+  // Test-only (breaks.ts): the gate off by default (on only where it was set to true explicitly).
+  if (broken('checkpoint-off-by-default') && !process.argv.some((a) => /ContainerCheckpoint=true/i.test(a))) return [];
   return [{ path: CHECKPOINT_PREFIX, methods: ['POST'], handle: (req, res, url) => handleCheckpoint(o, req, res, url) }];
 }
 

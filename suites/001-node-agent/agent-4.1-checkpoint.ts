@@ -17,7 +17,7 @@ import { expectTrue, fail, show, skip } from '../verify.js';
 import { ApiClient, createDispatcher, type ApiResponse } from '../../runner/client.js';
 import type { LaunchedAgent } from '../../runner/agent-exec.js';
 import type { CriCall } from '../../runner/agent-target.js';
-import { agentCase, containerStatus, createPodOnNode, criCallsFor, isRunning, podKey, podPath, RUN_IMAGE, runtimeId, waitFor } from './agent-kit.js';
+import { agentCase, containerStatus, createPodOnNode, runningPodOnNode, criCallsFor, podKey, podPath, RUN_IMAGE, runtimeId, waitFor } from './agent-kit.js';
 
 /** The checkpoint path for these names (each percent-encoded) and an optional raw query (`?timeout=5`). */
 const checkpointPath = (namespace: string, pod: string, container: string, query = '') =>
@@ -29,11 +29,7 @@ const postCheckpoint = (client: ApiClient, namespace: string, pod: string, conta
 
 const summary = (res: ApiResponse) => `HTTP ${res.status} ${show(res.text.length > 300 ? `${res.text.slice(0, 300)}…` : res.text)}`;
 
-/** Creates a pod on the agent's node (one sleeping container c unless `spec` says otherwise) and waits until it runs. */
-async function runningPod(ctx: CaseContext, hint: string, spec: Record<string, unknown> = {}, nodeName?: string): Promise<any> {
-  const created = await createPodOnNode(ctx, spec, hint, nodeName);
-  return waitFor(ctx, podPath(ctx, created.metadata.name), isRunning, 'the pod on the agent\'s node runs', 'status.phase Running with container c running', 20_000);
-}
+const runningPod = (ctx: CaseContext, hint: string, spec: Record<string, unknown> = {}, nodeName?: string) => runningPodOnNode(ctx, spec, hint, nodeName);
 
 /** A checkpoint of container c of a running pod of the case's own: the pod and the answer. */
 async function checkpointed(ctx: CaseContext, hint: string, query = ''): Promise<{ pod: any; res: ApiResponse }> {
@@ -271,6 +267,19 @@ export const agentCheckpointCases: Case[] = [
       // A pod that runs there: the 404 then comes from the gate, not from a missing pod.
       await withPodOnLaunched(ctx, a, 'ckpt-gate', {}, async (pod) => {
         notFound(await postCheckpoint(a.client, pod.metadata.namespace, pod.metadata.name, 'c'), 'POST /checkpoint/... of a running container, gate ContainerCheckpoint=false');
+      });
+    },
+  }),
+  defineCase({
+    ...agentCase('4.1', 'MUST', 'exec'),
+    id: 'agent.checkpoint.on-by-default',
+    title: 'Checkpointing is enabled by default: an agent started without feature gates checkpoints a running container (200)',
+    requirements: ['001-4.1-checkpoint-gate'],
+    async run(ctx) {
+      // The shared agent's gates are its operator's: only an agent started here has the defaults for sure.
+      const a = await ctx.agents.launch();
+      await withPodOnLaunched(ctx, a, 'ckpt-default', {}, async (pod) => {
+        expectOk(await postCheckpoint(a.client, pod.metadata.namespace, pod.metadata.name, 'c'), 'the checkpoint on an agent started without --feature-gates');
       });
     },
   }),

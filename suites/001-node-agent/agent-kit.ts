@@ -126,6 +126,12 @@ export function containerStatus(pod: any, name = 'c'): any {
 
 export const isRunning = (pod: any) => pod?.status?.phase === 'Running' && containerStatus(pod)?.state?.running !== undefined;
 
+/** Creates a pod on the agent's node (createPodOnNode) and waits until it runs (phase Running, container c running). */
+export async function runningPodOnNode(ctx: CaseContext, spec: Record<string, unknown> = {}, hint = 'pod', nodeName?: string): Promise<any> {
+  const created = await createPodOnNode(ctx, spec, hint, nodeName);
+  return waitFor(ctx, podPath(ctx, created.metadata.name), isRunning, 'the pod on the agent\'s node runs', 'status.phase Running with container c running');
+}
+
 /** The runtime's id of a container from its status' containerID (`<runtime>://<id>`). */
 export const runtimeId = (containerID: string | undefined): string | undefined => containerID?.replace(/^[^:]+:\/\//, '') || undefined;
 

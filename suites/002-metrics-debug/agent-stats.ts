@@ -18,7 +18,7 @@ import type { ApiClient } from '../../runner/client.js';
 import { loadCriClient, type LaunchedAgent } from '../../runner/agent-exec.js';
 import { expectCode, expectEqual, expectTrue, fail, show, skip } from '../verify.js';
 import { samplesOf, type Exposition, type Sample } from './exposition.js';
-import { agentCase, createPodOnNode, isRunning, podPath, waitFor } from '../001-node-agent/agent-kit.js';
+import { agentCase, isRunning, podPath, runningPodOnNode, waitFor } from '../001-node-agent/agent-kit.js';
 import { exposes, scrapeAgent } from '../001-node-agent/agent-endpoints.js';
 import { pollUntil, withPodOn } from '../001-node-agent/agent-exec-more.js';
 import { expectStarts } from '../001-node-agent/agent-exec-kit.js';
@@ -53,11 +53,7 @@ async function summaryOf(client: ApiClient, who = 'the agent'): Promise<any> {
 const podEntry = (s: any, pod: any) => (s.pods as any[]).find((p) => p?.podRef?.uid === pod.metadata.uid);
 const containerEntry = (p: any, name = 'c') => (Array.isArray(p?.containers) ? p.containers : []).find((c: any) => c?.name === name);
 
-/** Creates a pod on the agent's node and waits until it runs. */
-async function runningPod(ctx: CaseContext, spec: Record<string, unknown> = {}, hint = 'stats'): Promise<any> {
-  const pod = await createPodOnNode(ctx, spec, hint);
-  return waitFor(ctx, podPath(ctx, pod.metadata.name), isRunning, 'the pod runs on the agent\'s node', 'phase Running with container c running');
-}
+const runningPod = (ctx: CaseContext, spec: Record<string, unknown> = {}, hint = 'stats') => runningPodOnNode(ctx, spec, hint);
 
 /** The summary once it lists the pod with its container c (and what `more` wants of the entry). */
 async function summaryWithPod(ctx: CaseContext, pod: any, client = ctx.agent().client, more: (p: any) => boolean = () => true): Promise<{ s: any; p: any }> {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import t from 'tap';
 import fc from 'fast-check';
+import { propertyRuns } from '../helpers/property.js';
 import { list as tarList } from 'tar';
 import { startReference } from '../../reference/server.js';
 import { startMockCri } from '../../mocks/cri/server.js';
@@ -176,7 +177,7 @@ t.test('checkpoint on a real agent', async (t) => {
         const specified = m === 'POST' && r.status === 500 && /^checkpointing of [^/]+\/[^/]+\/[^ ]+ failed \(/.test(r.body);
         if (!specified) throw new Error(`${m} ${path}: ${r.status} ${r.body.slice(0, 200)}`);
       }
-    }), { numRuns: 400, seed: 1212, interruptAfterTimeLimit: 60_000 });
+    }), propertyRuns(200, { interruptAfterTimeLimit: 20_000 }));
     t.pass(`no unspecified 5xx (${fiveHundreds} checkpoint 500s)`);
     t.equal((await httpsRequest(`${agent.url}/healthz`, { ca })).status, 200, 'the agent still serves');
     t.equal((await post('/checkpoint/default/web/c')).status, 200, 'and still checkpoints');

@@ -4,6 +4,7 @@
 // agent: its pods with the status it computed, with and without the control plane.
 import t from 'tap';
 import fc from 'fast-check';
+import { propertyRuns } from '../helpers/property.js';
 import * as grpc from '@grpc/grpc-js';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -198,7 +199,7 @@ t.test('hostile input: random metadata, message bytes and unknown methods get a 
       const code = await call(method, body, md);
       return valid.has(code);
     },
-  ), { numRuns: 150 });
+  ), propertyRuns(150));
   // Still serving, and the good path is intact.
   const c = await podInfoClient(server.socketPath);
   t.teardown(() => c.close());

@@ -5,6 +5,7 @@
 // volumes, and a fast-check property over paths and queries (never a 500 the runtime did not cause).
 import t, { type Test } from 'tap';
 import fc from 'fast-check';
+import { propertyRuns } from '../helpers/property.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -199,6 +200,6 @@ t.test('any path under /stats and /metrics, any query: 200, 404 or 405, never a 
       const path = `${[base, ...extra].join('/')}${q}`;
       const res = await get(n, path, method);
       if (![200, 404, 405].includes(res.status)) throw new Error(`${method} ${path}: HTTP ${res.status} ${res.text.slice(0, 200)}`);
-    }), { numRuns: 150 });
+    }), propertyRuns(150));
   t.equal((await get(n, '/healthz')).status, 200, 'still healthy');
 });

@@ -46,4 +46,6 @@ export const agentCheckpointBreakages: Record<string, AgentBreakage> = {
   'agent.checkpoint.timeout': { switch: 'checkpoint-timeout-ignored' },
   // A path without the container checkpoints the pod's first container.
   'agent.checkpoint.path-parameters': { switch: 'checkpoint-container-defaulted' },
+  // The gate off unless set to true explicitly.
+  'agent.checkpoint.on-by-default': { switch: 'checkpoint-off-by-default' },
 };
