@@ -103,12 +103,10 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     metrics: { handle: (req, res) => metrics.component.serve(req, res) },
     state: { storage: opts.storage, registered: () => registered, controllersStarted: () => controllersStarted, shuttingDown: () => shuttingDown },
   });
-  // The loopback identity (upstream's privileged loopback token): made at every start, held only
-  // here, never printed; TokenReview knows it even when no token table is configured.
-  const loopbackToken = randomBytes(32).toString('base64url');
-  // The node proxy's identity towards agents, limited to node agent APIs (see serverAuth).
+  // The node proxy's identity towards agents, limited to node agent APIs (see serverAuth). No other
+  // client of this server runs in its process over HTTP, so there is no loopback superuser token.
   const agentClientToken = randomBytes(32).toString('base64url');
-  const auth = serverAuth(opts.auth, registry, loopbackToken, agentClientToken);
+  const auth = serverAuth(opts.auth, registry, agentClientToken);
   const reviews = new Reviews({ authenticateToken: (t) => auth.authenticator.authenticateToken(t), authorizer: auth.authorizer });
   const handler = new ApiHandler({
     registry, minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, log, endpoints,

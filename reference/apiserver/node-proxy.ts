@@ -1,7 +1,8 @@
 // The node proxy subresource (upstream pkg/registry/core/node/rest ProxyREST, spec 002 §4):
 // `/api/v1/nodes/{name}/proxy[/{path}]` forwards the request to the node agent's HTTPS port at the
 // Node's preferred address, as the server itself: the client's credentials stay here and the agent
-// sees the server's agent-client token (limited to node agent APIs, never the loopback superuser). Authorization (verb from the method on `nodes/proxy`) happened ahead of
+// sees the server's agent-client token (limited to node agent APIs, never a superuser's).
+// Authorization (verb from the method on `nodes/proxy`) happened ahead of
 // routing, in the auth filter.
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { request as httpRequest } from 'node:http';
@@ -28,7 +29,7 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'p
 export interface NodeProxyOptions {
   readonly registry: Registry;
   /** Presented to agents as `Authorization: Bearer`: the server's agent-client identity, which may act on
-   *  node agents only (never the loopback superuser token: a Node's address is whatever its writer put there). */
+   *  node agents only (never a superuser's token: a Node's address is whatever its writer put there). */
   readonly clientToken: string;
   readonly preferredAddressTypes?: readonly string[];
   /** Verify agents' serving certificates against this CA; without it they are not verified (upstream without --kubelet-certificate-authority). */

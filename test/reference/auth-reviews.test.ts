@@ -1,7 +1,7 @@
 // The review APIs of the reference API server (reference/resources/reviews.ts, auth/reviews.ts):
 // TokenReview and SelfSubjectReview, SubjectAccessReview and SelfSubjectAccessReview, decided by the
 // server's own authenticator and authorizer; RBAC on creating them; discovery and OpenAPI; a server
-// without authentication. The loopback token is exercised through the node proxy
+// without authentication. The agent-client token is exercised through the node proxy
 // (node-proxy.test.ts), the only place it leaves the server.
 import t from 'tap';
 import { startReference, type ReferenceOptions } from '../../reference/server.js';
@@ -206,7 +206,7 @@ t.test('discovery and OpenAPI list the review kinds, create only', async (t) => 
   t.notOk(doc.components.schemas['io.orch.api.authentication.v1.TokenReviewList'], 'no list type: it cannot be listed');
 });
 
-t.test('a server without authentication: AlwaysAllow, only the loopback token is known', async (t) => {
+t.test('a server without authentication: AlwaysAllow, only the agent-client token is known', async (t) => {
   const { call } = await start(t, null);
   const tr = await call('POST', `${AUTHN}/tokenreviews`, undefined, tokenReview('any-token'));
   t.equal(tr.status, 201, tr.text);

@@ -2,7 +2,7 @@
 // (API, discovery, metrics and debug endpoints alike), in upstream's order: authenticate (401 on
 // failure), impersonate (403 unless allowed), authorize the request as the resulting user (403).
 // Also the server's authenticator and authorizer themselves, which the review kinds use too, and the
-// loopback identity the server presents to node agents (node-proxy.ts).
+// agent-client identity the server presents to node agents (node-proxy.ts).
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { internal, isStatusError, serviceUnavailable, type StatusError } from '../errors.js';
@@ -15,7 +15,7 @@ import { requestInfo } from './request-info.js';
 import { forbiddenError, unauthorizedError } from './responses.js';
 import { AGENT_CLIENT_GROUP } from './policy.js';
 import type { StaticToken } from './token-file.js';
-import { ALL_AUTHENTICATED, ANONYMOUS_USER, ALL_UNAUTHENTICATED, SUPERUSER_GROUP, type UserInfo } from './user.js';
+import { ALL_AUTHENTICATED, ANONYMOUS_USER, ALL_UNAUTHENTICATED, type UserInfo } from './user.js';
 
 /** What `startReference({auth})` takes: the static token table and the authorization mode. */
 export interface AuthOptions {
@@ -28,32 +28,27 @@ export interface AuthOptions {
 
 export const AUTHORIZATION_MODES: readonly AuthorizationMode[] = ['AlwaysAllow', 'RBAC'];
 
-/** Upstream's loopback user (user.APIServerUser), whose token only the server itself holds. */
-export const LOOPBACK_USER = 'system:apiserver';
-
 export interface ServerAuth {
   readonly authenticator: TokenAuthenticator;
   readonly authorizer: Authorizer;
 }
 
-/**
- * The server's authenticator (the token table plus the loopback token, which authenticates as
- * system:apiserver in system:masters, as upstream's AuthorizeClientBearerToken adds it) and its
- * authorizer. Without `opts` the table holds only the loopback token and everything is allowed.
- */
 /** The identity the node proxy presents to agents (upstream: the kube-apiserver-kubelet-client certificate). */
 export const AGENT_CLIENT_USER = 'orch-apiserver-agent-client';
 
-export function serverAuth(opts: AuthOptions | undefined, registry: Registry, loopbackToken: string, agentClientToken?: string): ServerAuth {
+/**
+ * The server's authenticator (the token table plus the agent-client token) and its authorizer.
+ * Without `opts` the table holds only the agent-client token and everything is allowed.
+ */
+export function serverAuth(opts: AuthOptions | undefined, registry: Registry, agentClientToken?: string): ServerAuth {
   const mode = opts?.authorizationMode ?? 'AlwaysAllow';
   if (!AUTHORIZATION_MODES.includes(mode)) throw new Error(`auth.authorizationMode: unknown mode ${JSON.stringify(mode)}; want one of ${AUTHORIZATION_MODES.join(', ')}`);
-  const loopback = { token: loopbackToken, user: LOOPBACK_USER, uid: randomUUID(), groups: [ALL_AUTHENTICATED, SUPERUSER_GROUP] };
   // The agent client may act on node agents only (bootstrap role system:agent-api-admin): the node proxy
-  // sends its token to whatever address a Node lists, so it must not be the superuser loopback token.
+  // sends its token to whatever address a Node lists, so it must never be a superuser's.
   const agentClient = agentClientToken ? [{ token: agentClientToken, user: AGENT_CLIENT_USER, uid: randomUUID(), groups: [ALL_AUTHENTICATED, AGENT_CLIENT_GROUP] }] : [];
   // The server's own entries last: a table row with the same token (vanishingly unlikely) must not shadow them.
   return {
-    authenticator: new TokenAuthenticator([...(opts?.tokens ?? []), loopback, ...agentClient], opts?.anonymous ?? true),
+    authenticator: new TokenAuthenticator([...(opts?.tokens ?? []), ...agentClient], opts?.anonymous ?? true),
     authorizer: mode === 'RBAC' ? new RbacAuthorizer(registry) : alwaysAllow,
   };
 }
