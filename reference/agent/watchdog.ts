@@ -7,7 +7,6 @@
 // maintained FFI package with prebuilt binaries). Not unix-dgram: it copies the address with
 // strncpy and passes sizeof(sockaddr_un) as its length, so an abstract socket (`@name`, which the
 // issue asks for) can be neither named nor reached with the exact length systemd and Go use.
-import { unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { onFirstUse } from '../packages.js';
 import { broken } from './breaks.js';
@@ -17,19 +16,14 @@ const require = createRequire(import.meta.url);
 const AF_UNIX = 1;
 const SOCK_DGRAM = 2;
 const SOCK_CLOEXEC = 0o2000000;
-const SOL_SOCKET = 1;
-const SO_RCVTIMEO = 20;
 const EINTR = 4;
 
 type Call = (...args: unknown[]) => number;
 
 interface Libc {
   socket: Call;
-  bind: Call;
   sendto: Call;
-  setsockopt: Call;
   close: Call;
-  recvAsync(fd: number, buf: Buffer, cb: (err: unknown, n: number) => void): void;
   errno(): number;
 }
 
@@ -37,15 +31,11 @@ const libc = onFirstUse((): Libc => {
   if (process.platform !== 'linux') throw new Error(`sd_notify over unix datagrams is implemented for Linux, not ${process.platform}`);
   const koffi = require('koffi') as typeof import('koffi');
   const lib = koffi.load('libc.so.6');
-  const recv = lib.func('long recv(int fd, _Out_ uint8_t *buf, size_t len, int flags)');
   const num = (f: (...a: unknown[]) => unknown): Call => (...a) => Number(f(...a));
   return {
     socket: num(lib.func('int socket(int domain, int type, int protocol)')),
-    bind: num(lib.func('int bind(int fd, const uint8_t *addr, uint32_t len)')),
     sendto: num(lib.func('long sendto(int fd, const uint8_t *buf, size_t len, int flags, const uint8_t *addr, uint32_t addrlen)')),
-    setsockopt: num(lib.func('int setsockopt(int fd, int level, int name, const uint8_t *value, uint32_t len)')),
     close: num(lib.func('int close(int fd)')),
-    recvAsync: (fd, buf, cb) => recv.async(fd, buf, buf.length, 0, (err: unknown, n: unknown) => cb(err, Number(n))),
     errno: () => koffi.errno(),
   };
 });
@@ -193,94 +183,6 @@ export async function startWatchdog(
       stopped = true;
       if (timer) clearTimeout(timer);
       libc().close(fd);
-    },
-  };
-}
-
-export interface NotifyListener {
-  /** Every datagram received so far, in order, with its arrival time (ms since the epoch). */
-  readonly messages: ReadonlyArray<{ text: string; at: number }>;
-  /** Resolves with the first message (already received or coming) matching; rejects after timeoutMs. */
-  waitFor(match: (text: string) => boolean, timeoutMs: number, from?: number): Promise<{ text: string; at: number; index: number }>;
-  close(): Promise<void>;
-}
-
-/**
- * Binds a unix datagram socket at `address` (`@name` for an abstract one) and collects what is
- * sent to it: what systemd's notify socket is to a service. For tests and for the suites that check
- * an agent's watchdog. The receive loop runs on koffi's worker thread with a 100 ms receive timeout,
- * so close() takes effect within that time.
- */
-export async function listenNotifySocket(address: string): Promise<NotifyListener> {
-  const target = unixAddress(address);
-  const fd = newDatagramSocket();
-  if (libc().bind(fd, target.addr, target.len) !== 0) {
-    const errno = libc().errno();
-    libc().close(fd);
-    throw new Error(`cannot bind unix datagram socket ${address}: errno ${errno}`);
-  }
-  const timeval = Buffer.alloc(16);
-  timeval.writeBigInt64LE(0n, 0);
-  timeval.writeBigInt64LE(100_000n, 8);
-  libc().setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, timeval, 16);
-
-  const messages: Array<{ text: string; at: number }> = [];
-  const waiters = new Set<() => void>();
-  let closed = false;
-  let loopDone: () => void = () => {};
-  const loopFinished = new Promise<void>((resolve) => (loopDone = resolve));
-  const buf = Buffer.alloc(4096);
-  const receive = (): void => {
-    if (closed) return loopDone();
-    libc().recvAsync(fd, buf, (err, n) => {
-      if (!err && n >= 0) {
-        messages.push({ text: buf.subarray(0, n).toString('utf8'), at: Date.now() });
-        for (const w of [...waiters]) w();
-      }
-      // n < 0 is the receive timeout (EAGAIN): a chance to notice close().
-      receive();
-    });
-  };
-  receive();
-
-  return {
-    messages,
-    waitFor(match, timeoutMs, from = 0) {
-      return new Promise((resolve, reject) => {
-        const look = (): boolean => {
-          for (let i = from; i < messages.length; i++) {
-            if (match(messages[i]!.text)) {
-              cleanup();
-              resolve({ ...messages[i]!, index: i });
-              return true;
-            }
-          }
-          return false;
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`no matching message on ${address} within ${timeoutMs} ms; received: ${JSON.stringify(messages.map((m) => m.text))}`));
-        }, timeoutMs);
-        const cleanup = (): void => {
-          clearTimeout(timer);
-          waiters.delete(waiter);
-        };
-        const waiter = (): void => void look();
-        if (!look()) waiters.add(waiter);
-      });
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await loopFinished;
-      libc().close(fd);
-      if (!address.startsWith('@')) {
-        try {
-          unlinkSync(address);
-        } catch {
-          // already gone
-        }
-      }
     },
   };
 }

@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { listenNotifySocket, startWatchdog, unixAddress, WatchdogConfigError, watchdogTimeoutMs } from '../../reference/agent/watchdog.js';
+import { startWatchdog, unixAddress, WatchdogConfigError, watchdogTimeoutMs } from '../../reference/agent/watchdog.js';
+import { listenNotifySocket } from '../helpers/notify.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-watchdog-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN } from '../helpers/serve.js';
 import { startMockCri } from '../../mocks/cri/server.js';
-import { listenNotifySocket } from '../../reference/agent/watchdog.js';
+import { listenNotifySocket } from '../helpers/notify.js';
 
 async function setup(t: any) {
   const dir = mkdtempSync(join(tmpdir(), 'agent-wire-wd-'));
