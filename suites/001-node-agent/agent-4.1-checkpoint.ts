@@ -11,13 +11,13 @@
 // its operator set, and the stage is seen through orch_feature_enabled (agent.node.feature-stage.*).
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { list as tarList } from 'tar';
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import { expectTrue, fail, show, skip } from '../verify.js';
 import { ApiClient, createDispatcher, type ApiResponse } from '../../runner/client.js';
 import type { LaunchedAgent } from '../../runner/agent-exec.js';
 import type { CriCall } from '../../runner/agent-target.js';
-import { agentCase, containerStatus, createPodOnNode, runningPodOnNode, criCallsFor, podKey, podPath, RUN_IMAGE, runtimeId, waitFor } from './agent-kit.js';
+import { agentCase, containerStatus, runningPodOnNode, criCallsFor, podKey, podPath, RUN_IMAGE, runtimeId, waitFor } from './agent-kit.js';
+import { withPodOn } from './agent-exec-more.js';
 
 /** The checkpoint path for these names (each percent-encoded) and an optional raw query (`?timeout=5`). */
 const checkpointPath = (namespace: string, pod: string, container: string, query = '') =>
@@ -83,15 +83,9 @@ async function withAnonymousClient<T>(ctx: CaseContext, fn: (client: ApiClient) 
 }
 
 /** Runs `fn` with a running pod on a launched agent's node, deleted (grace 0) before the agent stops. */
-async function withPodOnLaunched(ctx: CaseContext, a: LaunchedAgent, hint: string, spec: Record<string, unknown>, fn: (pod: any) => Promise<void>): Promise<void> {
-  const created = await createPodOnNode(ctx, spec, hint, a.nodeName);
-  try {
-    const pod = await waitFor(ctx, podPath(ctx, created.metadata.name), (p) => p?.status?.phase === 'Running', 'the pod on the launched agent\'s node runs', 'status.phase Running', 20_000);
-    await fn(pod);
-  } finally {
-    await ctx.api.delete(podPath(ctx, created.metadata.name), { query: { gracePeriodSeconds: 0 } }).catch(() => undefined);
-  }
-}
+const withPodOnLaunched = (ctx: CaseContext, a: LaunchedAgent, hint: string, spec: Record<string, unknown>, fn: (pod: any) => Promise<void>): Promise<void> =>
+  withPodOn(ctx, a, spec, hint, async (created) =>
+    fn(await waitFor(ctx, podPath(ctx, created.metadata.name), (p) => p?.status?.phase === 'Running', 'the pod on the launched agent\'s node runs', 'status.phase Running', 20_000)));
 
 const notFound = (res: ApiResponse, what: string) => {
   if (res.status !== 404) fail(what, 'HTTP 404 Not Found', summary(res));
@@ -139,6 +133,8 @@ export const agentCheckpointCases: Case[] = [
       expectTrue(st.isFile, `the archive ${path}`, 'a regular file', 'not a regular file');
       const entries: string[] = [];
       try {
+        // Loaded here: the tar package is needed by this case only, not at every start of the CLI.
+        const { list: tarList } = await import('tar');
         await tarList({ file: path, strict: true, onReadEntry: (e) => void entries.push(e.path) });
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'EACCES') skip(`the archive ${path} is not readable by the run's user (it should be readable only by root): run as root to read it`);
