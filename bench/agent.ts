@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { criClient, type CriClient } from '../mocks/cri/proto.js';
-import { ApiClient, type Watch } from '../reference/agent/api-client.js';
+import { ApiClient, type Watch } from '../reference/client/api-client.js';
 import { positiveInt, printTable, quantile } from './report.js';
 
 const BIN = fileURLToPath(new URL('../bin/orch-conformance.js', import.meta.url));

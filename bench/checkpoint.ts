@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { criClient } from '../mocks/cri/proto.js';
 import { startMockCri } from '../mocks/cri/server.js';
-import { ApiClient } from '../reference/agent/api-client.js';
+import { ApiClient } from '../reference/client/api-client.js';
 import { startAgent } from '../reference/agent/agent.js';
 import { startReference } from '../reference/server.js';
 import { positiveInt, printTable, quantile } from './report.js';

@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import { DEFAULT_MAX_RESPONSE_BYTES, TargetAccessError, TargetUnreachableError, UsageError } from '../runner/errors.js';
 import { PACKAGE_VERSION } from '../reference/package-version.js';
 import { EXIT } from './commands/exit-codes.js';
+import { CONTROL_PLANE_PARTS } from '../runner/controllers.js';
 
 // `orch-conformance list | head`: the reader went away; stop quietly, as Unix tools do.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -53,7 +54,8 @@ const runOptions = <T>(y: Argv<T>) => selectionOptions(y)
   .option('continue-ttl', { type: 'string', describe: 'Target fact: how long the target keeps list continue tokens valid (e.g. 5m); cases that outwait it run only when given' })
   .option('compaction-interval', { type: 'string', describe: 'Target fact: the interval at which the target compacts storage history (e.g. 5m); cases that outwait it run only when given' })
   .option('corrupt-object', { type: 'string', array: true, describe: 'Target fact: path of an object whose stored data the target cannot decode (repeatable, one per case that needs one); those cases REMOVE it with the unsafe delete' })
-  .option('failing-health-check', { type: 'string', describe: 'Target fact: a health check that fails on the target, endpoint/check, e.g. readyz/etcd' });
+  .option('failing-health-check', { type: 'string', describe: 'Target fact: a health check that fails on the target, endpoint/check, e.g. readyz/etcd' })
+  .option('controllers', { type: 'string', describe: `The controllers and scheduler the target's control plane runs, comma-separated (${CONTROL_PLANE_PARTS.join(', ')}), or all (default) or none; cases needing others are skipped` });
 
 
 /** Every flag `serve` defines (read from its yargs builder), for /flagz. */

@@ -1,7 +1,12 @@
 // The reference control-plane API server: the generic apiserver core with the reference's
 // resources on in-memory MVCC storage.
 import { startApiServer } from './apiserver/apiserver.js';
-import { REFERENCE_CONTROLLERS, REFERENCE_RESOURCES } from './resources/index.js';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { REFERENCE_ADMISSION, REFERENCE_CONTROLLERS, REFERENCE_RESOURCES } from './resources/index.js';
+import { startControllerManager } from './controllers/manager.js';
+import type { ControllerSettings } from './controllers/controller.js';
+import { startScheduler } from './scheduler/scheduler.js';
+import { CONTROLLER_MANAGER_GROUP, SCHEDULER_GROUP } from './apiserver/auth/policy.js';
 import { MemoryStorage } from './storage/memory.js';
 import { FeatureGates } from './features.js';
 import { plantCorrupt } from './debug-plant.js';
@@ -68,6 +73,21 @@ export interface ReferenceOptions {
    * --kubelet-certificate-authority); without it their certificates are not verified, as upstream.
    */
   agentCaPem?: string;
+  /**
+   * The controller manager, run next to the API server as its client (`serve --controllers`,
+   * `--no-controller-manager`): default every controller on by default, its endpoints on an
+   * ephemeral port; `false`: none.
+   */
+  controllerManager?: false | {
+    /** Upstream --controllers syntax (`*`, `name`, `-name`). */
+    readonly controllers?: readonly string[];
+    readonly settings?: Partial<ControllerSettings>;
+    readonly port?: number;
+    /** Test-only (ControllerContext.breaks). */
+    readonly breaks?: ReadonlySet<string>;
+  };
+  /** The scheduler, likewise (`serve --no-scheduler`): default on; `false`: none. */
+  scheduler?: false | { readonly port?: number; readonly breaks?: ReadonlySet<string> };
 }
 
 export interface RunningReference {
@@ -75,11 +95,19 @@ export interface RunningReference {
   url: string;
   /** With `tls`: the CA PEM clients should trust, when known. */
   caPem?: string;
+  /** The controller manager's and the scheduler's endpoints (HTTPS, spec 002), when they run. */
+  components: { controllerManager?: ComponentUrl; scheduler?: ComponentUrl };
   /** Ends open watches and connections; resolves once the server has stopped. */
   close(): Promise<void>;
 }
 
 export { REFERENCE_RESOURCES };
+
+/** Where a companion component serves its endpoints, and the CA of its certificate. */
+export interface ComponentUrl {
+  readonly url: string;
+  readonly caPem?: string;
+}
 
 export async function startReference(opts: ReferenceOptions = {}): Promise<RunningReference> {
   if (opts.storage !== undefined && opts.storage !== 'memory') throw new Error(`unsupported storage: ${String(opts.storage)}`);
@@ -94,14 +122,39 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Runni
       config: { componentconfig: { bindAddress: opts.host ?? '127.0.0.1', port: opts.port ?? 0, storage: 'memory', featureGates: featureGates.all() } },
       healthFaults: opts.healthFaults,
     };
-    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, controllers: REFERENCE_CONTROLLERS, host: opts.host, port: opts.port, featureGates, identity, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, tls, auth: opts.auth, agentProxy: { preferredAddressTypes: opts.agentPreferredAddressTypes, caPem: opts.agentCaPem } });
+    // With authentication on, the companions authenticate with tokens of their own (RBAC roles
+    // system:orch-controller-manager and system:orch-scheduler); without it nothing is checked.
+    const companionToken = (group: string) => (opts.auth ? { token: randomBytes(32).toString('base64url'), user: group, uid: randomUUID(), groups: [group] } : undefined);
+    const cmToken = opts.controllerManager === false ? undefined : companionToken(CONTROLLER_MANAGER_GROUP);
+    const schedToken = opts.scheduler === false ? undefined : companionToken(SCHEDULER_GROUP);
+    const systemTokens = [cmToken, schedToken].filter((t) => t !== undefined);
+    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, controllers: REFERENCE_CONTROLLERS, admission: REFERENCE_ADMISSION, host: opts.host, port: opts.port, featureGates, identity, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, tls, auth: opts.auth, systemTokens, agentProxy: { preferredAddressTypes: opts.agentPreferredAddressTypes, caPem: opts.agentCaPem } });
+    const companions: Array<{ close(): Promise<void> }> = [];
+    const closeAll = async () => {
+      await Promise.all(companions.map((c) => c.close()));
+      await api.close();
+    };
+    const components: RunningReference['components'] = {};
     try {
       for (const p of opts.debugPlantCorrupt ?? []) await plantCorrupt(api.registry, storage, p);
+      const host = opts.host ?? '127.0.0.1';
+      if (opts.controllerManager !== false) {
+        const o = opts.controllerManager ?? {};
+        const cm = await startControllerManager({ api: { url: api.url, token: cmToken?.token, caPem: tls?.caPem }, controllers: o.controllers, settings: o.settings, featureGates, serve: { host, port: o.port }, breaks: o.breaks });
+        companions.push(cm);
+        components.controllerManager = { url: cm.url!, caPem: cm.caPem };
+      }
+      if (opts.scheduler !== false) {
+        const o = opts.scheduler ?? {};
+        const sched = await startScheduler({ api: { url: api.url, token: schedToken?.token, caPem: tls?.caPem }, featureGates, serve: { host, port: o.port }, breaks: o.breaks });
+        companions.push(sched);
+        components.scheduler = { url: sched.url!, caPem: sched.caPem };
+      }
     } catch (err) {
-      await api.close();
+      await closeAll();
       throw err;
     }
-    return { url: api.url, caPem: tls?.caPem, close: api.close };
+    return { url: api.url, caPem: tls?.caPem, components, close: closeAll };
   } catch (err) {
     await storage.close();
     throw err;

@@ -23,14 +23,15 @@ export function observesAgent(item: { readonly needs?: readonly TargetKind[] }):
  * (not marked `surface: 'api'`) counts only cases that observe an agent. Cases that store Node, Pod or
  * Lease objects through the API check the control plane, not an agent.
  */
-export function countsFor(item: { readonly needs?: readonly TargetKind[] }, id: string): boolean {
+export function countsFor(item: { readonly needs?: readonly TargetKind[]; readonly controllers?: readonly string[] }, id: string): boolean {
   const r = requirementById(id);
+  if (r?.surface === 'controllers') return (item.controllers?.length ?? 0) > 0;
   if (!r || r.doc !== '001' || r.surface === 'api') return true;
   return observesAgent(item);
 }
 
 /** The items (cases or results) that name each requirement id, and count for it (countsFor). */
-export function byRequirement<T extends { readonly requirements: readonly string[]; readonly needs?: readonly TargetKind[] }>(items: readonly T[]): Map<string, T[]> {
+export function byRequirement<T extends { readonly requirements: readonly string[]; readonly needs?: readonly TargetKind[]; readonly controllers?: readonly string[] }>(items: readonly T[]): Map<string, T[]> {
   const out = new Map<string, T[]>();
   for (const item of items) {
     for (const id of new Set(item.requirements)) {

@@ -65,7 +65,7 @@ export interface EmbeddedTarget {
  * stating the fact: a node agent checks the callers of its endpoints with TokenReview against this
  * server, which must therefore know the token the run sends the agent.
  */
-export async function startEmbeddedTarget(profile: Profile, opts: { runId: string; corruptObjects?: number; auth?: boolean }): Promise<EmbeddedTarget> {
+export async function startEmbeddedTarget(profile: Profile, opts: { runId: string; corruptObjects?: number; auth?: boolean; breaks?: ReadonlySet<string> }): Promise<EmbeddedTarget> {
   const needs = new Set(profile.facts);
   // HTTPS, as every component serves (spec 002 §1), with a certificate the run trusts.
   const ref: ReferenceOptions = { host: '127.0.0.1', port: 0, featureGates: profile.overrides, tls: 'self-signed' };
@@ -86,9 +86,21 @@ export async function startEmbeddedTarget(profile: Profile, opts: { runId: strin
     ref.auth = { tokens: [{ token, user: 'orch-conformance', groups: ['system:masters'] }], authorizationMode: 'RBAC' };
     if (needs.has('authentication')) facts.authentication = true;
   }
+  // Test-only: the project's proofs break one controller rule (test/proof/controllers.ts).
+  if (opts.breaks?.size) {
+    ref.controllerManager = { breaks: opts.breaks };
+    ref.scheduler = { breaks: opts.breaks };
+  }
   const running: RunningReference = await startReference(ref);
+  const conn = { baseUrl: running.url, token, caPem: running.caPem };
+  // The companions' endpoints (spec 002 on every component); their certificates come from the same
+  // process CA as the API server's.
+  const components: Record<string, TargetGroup['conn']> = { apiserver: conn };
+  const { controllerManager: cm, scheduler } = running.components;
+  if (cm) components['controller-manager'] = { baseUrl: cm.url, token, caPem: cm.caPem };
+  if (scheduler) components['scheduler'] = { baseUrl: scheduler.url, token, caPem: scheduler.caPem };
   return {
-    group: { conn: { baseUrl: running.url, token, caPem: running.caPem }, gates: { ...defaultGates(), ...profile.overrides }, facts },
+    group: { conn, components, gates: { ...defaultGates(), ...profile.overrides }, facts },
     close: () => running.close(),
   };
 }

@@ -6,6 +6,7 @@
 // without it skips the case saying which flag would let it run. The embedded run starts references
 // configured so that every fact holds (runner/embedded.ts).
 import { UsageError } from './errors.js';
+import { parseControlPlaneParts, type ControlPlanePart } from './controllers.js';
 import { parseDurationMs } from '../reference/duration.js';
 import { HEALTH_ENDPOINTS, type HealthEndpoint } from '../reference/observability/health.js';
 
@@ -50,6 +51,8 @@ export interface TargetFacts {
   readonly failingHealthCheck?: FailingCheck;
   /** True when the run has a token (`--token`) for a user allowed everything. */
   readonly authentication?: boolean;
+  /** The controllers and scheduler the target runs (`--controllers`); undefined: all of them. */
+  readonly controllers?: readonly ControlPlanePart[];
 }
 
 /** The facts one case sees: as TargetFacts, but with the one corrupt object assigned to it. */
@@ -105,7 +108,7 @@ export class FactAllocator {
 }
 
 /** `run` flag values to facts; bad values are usage errors. */
-export function parseFacts(argv: { continueTtl?: string; compactionInterval?: string; corruptObject?: string[]; failingHealthCheck?: string; token?: string }): TargetFacts {
+export function parseFacts(argv: { continueTtl?: string; compactionInterval?: string; corruptObject?: string[]; failingHealthCheck?: string; token?: string; controllers?: string }): TargetFacts {
   const seconds = (v: string | undefined, flag: string) => {
     if (v === undefined) return undefined;
     const ms = parseDurationMs(v);
@@ -122,6 +125,7 @@ export function parseFacts(argv: { continueTtl?: string; compactionInterval?: st
     corruptObjects: argv.corruptObject,
     failingHealthCheck: argv.failingHealthCheck === undefined ? undefined : parseFailingCheck(argv.failingHealthCheck),
     authentication: argv.token !== undefined,
+    controllers: parseControlPlaneParts(argv.controllers),
   };
 }
 

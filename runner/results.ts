@@ -34,6 +34,8 @@ export interface CaseResult {
   impact: Impact;
   /** The targets the case needed (older reports lack it): only cases that observe an agent count for agent rules. */
   needs?: TargetKind[];
+  /** The controllers the case observed (older reports lack it): only those cases count for controller rules. */
+  controllers?: string[];
   status: CaseStatus;
   durationMs: number;
   /** Failure, error or skip reason; empty for a plain pass. */

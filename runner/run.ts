@@ -14,6 +14,7 @@ import { permissionDenied, rejectedCredentials, TargetAccessError } from './targ
 import type { CaseResult, CaseStatus, RunReport, RunSelection, RunSummary } from './results.js';
 import { computeCoverage, observesAgent } from '../reporters/coverage.js';
 import { gateMismatch } from './gates.js';
+import { controllerMismatch } from './controllers.js';
 import { FactAllocator, factMismatch, type CaseFacts, type TargetFacts } from './facts.js';
 
 export const TOOL = 'orch-conformance';
@@ -173,7 +174,7 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
         const missing = missingComponent(c, components) ?? missingNodeTarget(c, group.node);
         if (missing) { finish(i, resultOf(c, 'skipped', 0, missing)); continue; }
         if (setupError && NAMESPACE_IMPACTS.has(c.impact)) { finish(i, resultOf(c, 'errored', 0, String(setupError))); continue; }
-        const factWhy = factMismatch(c.facts, facts);
+        const factWhy = factMismatch(c.facts, facts) ?? controllerMismatch(c.controllers, facts.controllers);
         if (factWhy) { finish(i, resultOf(c, 'skipped', 0, factWhy)); continue; }
         const caseFacts = allocator.forCase(c.facts);
         if (typeof caseFacts === 'string') { finish(i, resultOf(c, 'skipped', 0, caseFacts)); continue; }
@@ -406,7 +407,7 @@ async function closeAgentPools(group: TargetGroup): Promise<void> {
 function resultOf(c: Case, status: CaseStatus, durationMs: number, message: string): CaseResult {
   return {
     id: c.id, title: c.title, suite: c.suite, requirements: [...c.requirements], spec: { ...c.spec },
-    level: c.level, impact: c.impact, needs: [...c.needs], status, durationMs, message, exchanges: [],
+    level: c.level, impact: c.impact, needs: [...c.needs], ...(c.controllers?.length ? { controllers: [...c.controllers] } : {}), status, durationMs, message, exchanges: [],
   };
 }
 

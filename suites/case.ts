@@ -4,6 +4,7 @@ import type { Level, SpecDoc } from './requirements/types.js';
 import type { ApiClient } from '../runner/client.js';
 import type { CaseFacts, FactName } from '../runner/facts.js';
 import type { AgentLauncher, CriControlClient } from '../runner/agent-target.js';
+import type { ControlPlanePart } from '../runner/controllers.js';
 
 /**
  * What a case may touch on the target: the dry run (`list`) shows it to operators. `node`: creates
@@ -53,6 +54,11 @@ export interface CaseMeta {
    * continue-token validity it can outwait. A run that is not told them skips the case.
    */
   readonly facts?: readonly FactName[];
+  /**
+   * Controllers (and the scheduler) whose work the case observes (runner/controllers.ts). A run
+   * told the target lacks one (`--controllers`) skips the case with the reason.
+   */
+  readonly controllers?: readonly ControlPlanePart[];
 }
 
 export interface CaseContext {

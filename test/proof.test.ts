@@ -11,8 +11,9 @@ import { BREAKAGES } from './proof/index.js';
 import type { Case } from '../suites/case.js';
 import type { TargetGroup } from '../runner/run.js';
 
-// Cases that observe an agent are proven in proof-agent.test.ts, against broken agents.
-const ALL_CASES = EVERY_CASE.filter((c) => !c.needs.some((k) => AGENT_KINDS.has(k)));
+// Cases that observe an agent are proven in proof-agent.test.ts, against broken agents; cases that
+// observe a controller or the scheduler in proof-controllers.test.ts, against broken controllers.
+const ALL_CASES = EVERY_CASE.filter((c) => !c.needs.some((k) => AGENT_KINDS.has(k)) && !(c.controllers?.length));
 
 /** Runs one case against a target group, optionally through another URL (the broken proxy). */
 async function runOne(c: Case, group: Omit<TargetGroup, 'cases'>, baseUrl = group.conn.baseUrl) {

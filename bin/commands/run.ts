@@ -46,6 +46,7 @@ function planRun(argv: any) {
   const facts = parseFacts({ ...argv, token: conn?.token });
   const factFlags = Object.values(FACTS).map((f) => f.flag).filter((flag) => argv[flag.slice(2).replace(/-([a-z])/g, (_: string, c: string) => c.toUpperCase())] !== undefined);
   if (embedded && factFlags.length) throw new UsageError(`${factFlags.join(', ')} ${factFlags.length > 1 ? 'describe' : 'describes'} a target given with --api: the embedded run configures its references so that every such fact holds`);
+  if (embedded && argv.controllers !== undefined) throw new UsageError('--controllers describes a target given with --api: the embedded run starts every controller and the scheduler');
   const node = resolveNodeTargets(argv, conn);
   return { gates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node };
 }

@@ -9,7 +9,7 @@ import { prepareRootDir } from './root-dir.js';
 import { agentServingCert } from './serving-cert.js';
 import { startWatchdog, unixAddress, watchdogTimeoutMs, type Watchdog } from './watchdog.js';
 import { FeatureGates, GATES_1_37 } from '../features.js';
-import { ApiClient } from './api-client.js';
+import { ApiClient } from '../client/api-client.js';
 import { LeaseController } from './lease.js';
 import { NodeStatusManager } from './node-status.js';
 import { Pleg } from './pleg.js';

@@ -3,7 +3,7 @@
 // upstream), an owner reference to the Node once its uid is known. Upstream's control plane creates the
 // namespace; a control plane that has not is helped by creating it here. A failed renewal is retried
 // with upstream's back-off (200 ms doubling, capped at 7 s) instead of waiting a whole interval.
-import { isAlreadyExists, isNotFound, type ApiClient } from './api-client.js';
+import { isAlreadyExists, isNotFound, type ApiClient } from '../client/api-client.js';
 
 export const NODE_LEASE_NAMESPACE = 'node-lease';
 

@@ -8,7 +8,7 @@ import { statfs } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { PACKAGE_VERSION } from '../package-version.js';
-import { isAlreadyExists, isNotFound, type ApiClient } from './api-client.js';
+import { isAlreadyExists, isNotFound, type ApiClient } from '../client/api-client.js';
 import type { Runtime, RuntimeCondition } from './runtime.js';
 import { broken } from './breaks.js';
 import { GATES_1_37 } from '../features.js';

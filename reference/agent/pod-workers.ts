@@ -10,7 +10,7 @@ import { broken } from './breaks.js';
 import * as os from 'node:os';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isNotFound, type ApiClient } from './api-client.js';
+import { isNotFound, type ApiClient } from '../client/api-client.js';
 import {
   ANNOTATION_RESTART_COUNT, LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID,
   runtimeMessage, type CriContainerStatus, type CriSandbox, type Runtime,

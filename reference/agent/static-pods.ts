@@ -10,7 +10,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { broken } from './breaks.js';
-import { ApiError, isAlreadyExists, isConflict, isNotFound, type ApiClient, type PatchType } from './api-client.js';
+import { ApiError, isAlreadyExists, isConflict, isNotFound, type ApiClient, type PatchType } from '../client/api-client.js';
 
 export const ANNOTATION_CONFIG_SOURCE = 'orch.io/config.source';
 export const ANNOTATION_CONFIG_HASH = 'orch.io/config.hash';

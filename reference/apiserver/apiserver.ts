@@ -10,8 +10,10 @@ import { ApiServerMetrics } from './metrics.js';
 import { apiServerEndpoints, type ApiServerIdentity } from './debug-endpoints.js';
 import { requestUser, serverAuth, withAuth, type AuthOptions } from './auth/filter.js';
 import { Reviews } from './auth/reviews.js';
+import type { StaticToken } from './auth/token-file.js';
 import { NodeProxy } from './node-proxy.js';
 import { Registry } from './registry.js';
+import { admissionChain, type Admission } from './store.js';
 import type { ResourceStrategy } from './strategy.js';
 import { INITIAL_NAMESPACES, NamespaceController, NamespaceLifecycle, namespaceStrategy } from '../resources/namespace.js';
 import type { Storage } from '../storage/types.js';
@@ -31,6 +33,11 @@ export interface ApiServerOptions {
   readonly log?: (message: string, err?: unknown) => void;
   /** Default: release 1.37 defaults. */
   readonly featureGates?: FeatureGates;
+  /**
+   * Admission plug-ins after namespace lifecycle, in order (upstream's admission chain): each made
+   * once with a getter of the registry (which exists only after the stores are built).
+   */
+  readonly admission?: readonly AdmissionFactory[];
   /** Controllers of the served resources (beyond the namespace controller), started once serving. */
   readonly controllers?: readonly ControllerFactory[];
   /** Flags, configuration and test-only health faults for the metrics and debug endpoints. */
@@ -39,6 +46,11 @@ export interface ApiServerOptions {
   readonly tls?: { readonly certPem: string; readonly keyPem: string };
   /** Authentication, impersonation and authorization ahead of every path; without it, none (everything allowed). */
   readonly auth?: AuthOptions;
+  /**
+   * Tokens of the server's own companions (the in-process controller manager and scheduler), added
+   * to the token table after `auth.tokens`; made by the process that starts them, never printed.
+   */
+  readonly systemTokens?: readonly StaticToken[];
   /** How `/api/v1/nodes/{name}/proxy` reaches node agents (node-proxy.ts). */
   readonly agentProxy?: {
     /** Default DEFAULT_AGENT_PREFERRED_ADDRESS_TYPES. */
@@ -55,6 +67,8 @@ export interface Controller {
   start(): Promise<void>;
   stop(): void;
 }
+
+export type AdmissionFactory = (registry: () => Registry) => Admission;
 
 export type ControllerFactory = (registry: Registry, storage: Storage, log: (message: string, err?: unknown) => void) => Controller;
 
@@ -75,7 +89,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     : [namespaceStrategy, ...opts.strategies];
   let registry: Registry | undefined;
   const lifecycle = new NamespaceLifecycle(() => registry?.byGroupResource('', 'namespaces'));
-  registry = new Registry(opts.storage, strategies, lifecycle, opts.featureGates);
+  const plugins = (opts.admission ?? []).map((make) => make(() => registry!));
+  registry = new Registry(opts.storage, strategies, admissionChain([lifecycle, ...plugins]), opts.featureGates);
 
   const nsStore = registry.byGroupResource('', 'namespaces')!;
   let registered = false;
@@ -106,7 +121,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   // The node proxy's identity towards agents, limited to node agent APIs (see serverAuth). No other
   // client of this server runs in its process over HTTP, so there is no loopback superuser token.
   const agentClientToken = randomBytes(32).toString('base64url');
-  const auth = serverAuth(opts.auth, registry, agentClientToken);
+  const auth = serverAuth(opts.auth, registry, agentClientToken, opts.systemTokens);
   const reviews = new Reviews({ authenticateToken: (t) => auth.authenticator.authenticateToken(t), authorizer: auth.authorizer });
   const handler = new ApiHandler({
     registry, minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, log, endpoints,

@@ -22,9 +22,27 @@ import { recordWrite, type FieldOwner } from './managed-fields.js';
 import { readPage, watchCollection, type CollectionView, type CollectionWatchOptions, type ObjectPredicate } from './list-watch.js';
 import { checkDeletePreconditions, corruptObject, garbageCollectionFinalizers, markAsDeleting, notCorruptError } from './delete-options.js';
 
-/** Hooks run before a create is validated (upstream mutating admission), e.g. namespace lifecycle. */
+/**
+ * An admission plug-in (upstream admission chain). `admitCreate` runs before defaults and validation
+ * and may change the object (mutating admission: namespace lifecycle, default tolerations);
+ * `validateCreate` runs after validation, just before the write, and may only refuse it or record
+ * what it admitted (validating admission: resource quota). `dryRun` writes must not record anything.
+ */
 export interface Admission {
-  admitCreate(store: ResourceStore, namespace: string, obj: ApiObject): Promise<void>;
+  admitCreate?(store: ResourceStore, namespace: string, obj: ApiObject): Promise<void>;
+  validateCreate?(store: ResourceStore, namespace: string, obj: ApiObject, opts: { dryRun: boolean }): Promise<void>;
+}
+
+/** Plug-ins run in order, each phase in turn, as upstream's admission chain. */
+export function admissionChain(plugins: readonly Admission[]): Admission {
+  return {
+    async admitCreate(store, namespace, obj) {
+      for (const p of plugins) await p.admitCreate?.(store, namespace, obj);
+    },
+    async validateCreate(store, namespace, obj, opts) {
+      for (const p of plugins) await p.validateCreate?.(store, namespace, obj, opts);
+    },
+  };
 }
 
 export interface StoreOptions {
@@ -173,7 +191,7 @@ export class ResourceStore {
       }
       meta.namespace = namespace;
     }
-    if (this.admission) await this.admission.admitCreate(this, namespace, obj);
+    await this.admission?.admitCreate?.(this, namespace, obj);
     s.dropDisabledFields?.(obj, undefined, this.gates);
     s.defaults?.(obj, this.gates);
 
@@ -192,6 +210,7 @@ export class ResourceStore {
 
     const errs = this.validate(obj);
     if (errs.length) throw invalid(s.groupKind, meta.name ?? '', errs);
+    await this.admission?.validateCreate?.(this, namespace, obj, { dryRun: !!opts.dryRun });
 
     for (let attempt = 1; ; attempt++) {
       try {

@@ -1,7 +1,7 @@
 // Every resource the reference serves, in spec order. A new resource is one strategy file and one
 // line here.
 import type { ResourceStrategy } from '../apiserver/strategy.js';
-import type { ControllerFactory } from '../apiserver/apiserver.js';
+import type { AdmissionFactory, ControllerFactory } from '../apiserver/apiserver.js';
 import { namespaceStrategy } from './namespace.js';
 import { storageClassStrategy } from './storageclass.js';
 import { evictionRequestStrategy } from './evictionrequest.js';
@@ -40,4 +40,9 @@ export const REFERENCE_RESOURCES: readonly ResourceStrategy[] = [
 export const REFERENCE_CONTROLLERS: readonly ControllerFactory[] = [
   (registry, storage, log) => new ClusterRoleAggregationController(registry, storage, log),
   (registry, storage, log) => new GarbageCollector(registry, storage, log),
+];
+
+/** Admission plug-ins after namespace lifecycle, in upstream's order (the apiserver's admission chain). */
+export const REFERENCE_ADMISSION: readonly AdmissionFactory[] = [
+  // <<admission>>
 ];

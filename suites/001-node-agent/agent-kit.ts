@@ -4,7 +4,9 @@
 import type { CaseContext, Impact, TargetKind } from '../case.js';
 import type { Level } from '../requirements/types.js';
 import type { CriCall } from '../../runner/agent-target.js';
-import { fail, show } from '../verify.js';
+import { fail } from '../verify.js';
+import { waitFor } from '../wait.js';
+export { waitFor, waitGone } from '../wait.js';
 
 /** Pods cases run come from the mock CRI's catalogue: pullable without a network. */
 export const RUN_IMAGE = 'docker.io/library/busybox:1.36';
@@ -39,62 +41,6 @@ export async function createPodOnNode(ctx: CaseContext, spec: Record<string, unk
   if (res.status < 200 || res.status > 202) fail('create a pod on the agent\'s node', 'HTTP 200, 201 or 202 with the Pod', `HTTP ${res.status} ${res.text.slice(0, 300)}`);
   ctx.track(podPath(ctx, name));
   return res.json;
-}
-
-/**
- * Waits, on a watch of the one object at `path` (a pod or node), until `pred` holds; returns the
- * object. Fails with the last state seen when `timeoutMs` passes. The watch is reopened if the server
- * ends it early.
- */
-export async function waitFor(ctx: CaseContext, path: string, pred: (o: any) => boolean, what: string, expected: string, timeoutMs = 20_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  const slash = path.lastIndexOf('/');
-  const collection = path.slice(0, slash);
-  const name = path.slice(slash + 1);
-  let last: any;
-  while (Date.now() < deadline) {
-    const res = await ctx.api.get(path);
-    if (res.status === 200) {
-      last = res.json;
-      if (pred(last)) return last;
-    }
-    const w = await ctx.api.watch(collection, { fieldSelector: `metadata.name=${name}`, resourceVersion: res.json?.metadata?.resourceVersion, allowWatchBookmarks: false });
-    try {
-      if (w.status !== 200) {
-        await new Promise((r) => setTimeout(r, 200));
-        continue;
-      }
-      for (;;) {
-        const left = deadline - Date.now();
-        if (left <= 0) break;
-        const ev = await w.next(left);
-        if (!ev) break;
-        if (ev.type === 'ERROR') break;
-        if (ev.object?.metadata?.name !== name) continue;
-        if (ev.type === 'DELETED') { last = { deleted: true, ...ev.object }; if (pred(last)) return last; continue; }
-        last = ev.object;
-        if (pred(last)) return last;
-      }
-    } finally {
-      w.close();
-    }
-  }
-  return fail(`${what} (within ${timeoutMs / 1000}s)`, expected, show(last?.status ?? last ?? 'nothing read'));
-}
-
-/** Waits until the object at `path` is gone (404). */
-export async function waitGone(ctx: CaseContext, path: string, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = 0;
-  while (Date.now() < deadline) {
-    const res = await ctx.api.get(path);
-    last = res.status;
-    if (res.status === 404) return;
-    const left = deadline - Date.now();
-    if (left <= 0) break;
-    await waitFor(ctx, path, (o) => !!o?.deleted, what, 'the object deleted', Math.min(left, 5_000)).catch(() => undefined);
-  }
-  fail(`${what} (within ${timeoutMs / 1000}s)`, 'the object gone (404)', `HTTP ${last}`);
 }
 
 /** The pod's `<namespace>/<name>`, as the mock CRI's faults and sandbox metadata name it. */

@@ -35,6 +35,9 @@ export interface Requirement {
    * Spec 001 only. `api`: the rule is about objects the control plane stores and validates (Pod, Node,
    * Lease fields), so a case against the API observes it. Without it a spec 001 rule is about the
    * node agent, and only a case that observes an agent (needs agent, cri or agent-exec) covers it.
+   * `controllers` (any doc): the rule is about what a controller or the scheduler does (a state
+   * transition, a computed status, a binding); only a case that observes one (declares
+   * `controllers`) covers it, not a case that writes the outcome itself and reads it back.
    */
-  readonly surface?: 'api';
+  readonly surface?: 'api' | 'controllers';
 }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startReference } from '../../reference/server.js';
 import { startMockCri } from '../../mocks/cri/server.js';
-import { ApiClient, isNotFound } from '../../reference/agent/api-client.js';
+import { ApiClient, isNotFound } from '../../reference/client/api-client.js';
 import { startAgent } from '../../reference/agent/agent.js';
 import { PodWorkers } from '../../reference/agent/pod-workers.js';
 import { Runtime } from '../../reference/agent/runtime.js';

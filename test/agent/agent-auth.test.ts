@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { execaNode } from 'execa';
 import { agentHealthChecks, startAgentServer, type AgentServer } from '../../reference/agent/endpoints.js';
-import { ApiClient } from '../../reference/agent/api-client.js';
+import { ApiClient } from '../../reference/client/api-client.js';
 import { agentRequestAuth } from '../../reference/agent/auth/request-auth.js';
 import { authSettingsOf, AuthSettingsError, DEFAULT_AUTH_SETTINGS, withAuthFlags, type AgentAuthSettings } from '../../reference/agent/auth/settings.js';
 import { subresourcesOf, verbOf } from '../../reference/agent/auth/request-attributes.js';

@@ -12,7 +12,7 @@ import { propertyRuns } from '../helpers/property.js';
 import { list as tarList } from 'tar';
 import { startReference } from '../../reference/server.js';
 import { startMockCri } from '../../mocks/cri/server.js';
-import { ApiClient } from '../../reference/agent/api-client.js';
+import { ApiClient } from '../../reference/client/api-client.js';
 import { startAgent } from '../../reference/agent/agent.js';
 import { checkpointRoutes, parseInt64 } from '../../reference/agent/checkpoint.js';
 import { FeatureGates } from '../../reference/features.js';

@@ -16,7 +16,7 @@ import { loadPods, FIELD_MASK_KEY } from '../../reference/agent/pod-info/proto.j
 import { podInfoClient, type PodInfoClient } from '../../suites/001-node-agent/pod-info-client.js';
 import { startReference } from '../../reference/server.js';
 import { startMockCri } from '../../mocks/cri/server.js';
-import { ApiClient } from '../../reference/agent/api-client.js';
+import { ApiClient } from '../../reference/client/api-client.js';
 import { startAgent } from '../../reference/agent/agent.js';
 import { until } from './helpers.js';
 

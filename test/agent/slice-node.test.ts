@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startReference } from '../../reference/server.js';
 import { startMockCri } from '../../mocks/cri/server.js';
-import { ApiClient, ApiError, isNotFound } from '../../reference/agent/api-client.js';
+import { ApiClient, ApiError, isNotFound } from '../../reference/client/api-client.js';
 import { Runtime } from '../../reference/agent/runtime.js';
 import { NodeStatusManager, readyCondition, withTimes } from '../../reference/agent/node-status.js';
 import { LeaseController } from '../../reference/agent/lease.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startReference } from '../../reference/server.js';
 import { startMockCri } from '../../mocks/cri/server.js';
-import { ApiClient } from '../../reference/agent/api-client.js';
+import { ApiClient } from '../../reference/client/api-client.js';
 import { startAgent } from '../../reference/agent/agent.js';
 import {
   ANNOTATION_CONFIG_HASH, ANNOTATION_CONFIG_MIRROR, ANNOTATION_CONFIG_SOURCE, decodeManifest, ManifestError, readManifests,

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { BIN } from '../helpers/serve.js';
 import { startReference } from '../../reference/server.js';
 import { startMockCri } from '../../mocks/cri/server.js';
-import { ApiClient } from '../../reference/agent/api-client.js';
+import { ApiClient } from '../../reference/client/api-client.js';
 
 function get(url: string, ca: string): Promise<string> {
   return new Promise((resolve, reject) => {

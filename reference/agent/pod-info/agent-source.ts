@@ -5,7 +5,7 @@
 // starts empty and not initialized; agent.ts attaches the workers once they are made.
 import { join, dirname } from 'node:path';
 import { broken } from '../breaks.js';
-import type { ApiClient } from '../api-client.js';
+import type { ApiClient } from '../../client/api-client.js';
 import type { PodWorkers } from '../pod-workers.js';
 import { startPodInfoServer, type PodInfoServer, type PodInfoSource } from './server.js';
 

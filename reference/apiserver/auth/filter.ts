@@ -40,7 +40,7 @@ export const AGENT_CLIENT_USER = 'orch-apiserver-agent-client';
  * The server's authenticator (the token table plus the agent-client token) and its authorizer.
  * Without `opts` the table holds only the agent-client token and everything is allowed.
  */
-export function serverAuth(opts: AuthOptions | undefined, registry: Registry, agentClientToken?: string): ServerAuth {
+export function serverAuth(opts: AuthOptions | undefined, registry: Registry, agentClientToken?: string, systemTokens: readonly StaticToken[] = []): ServerAuth {
   const mode = opts?.authorizationMode ?? 'AlwaysAllow';
   if (!AUTHORIZATION_MODES.includes(mode)) throw new Error(`auth.authorizationMode: unknown mode ${JSON.stringify(mode)}; want one of ${AUTHORIZATION_MODES.join(', ')}`);
   // The agent client may act on node agents only (bootstrap role system:agent-api-admin): the node proxy
@@ -48,7 +48,7 @@ export function serverAuth(opts: AuthOptions | undefined, registry: Registry, ag
   const agentClient = agentClientToken ? [{ token: agentClientToken, user: AGENT_CLIENT_USER, uid: randomUUID(), groups: [ALL_AUTHENTICATED, AGENT_CLIENT_GROUP] }] : [];
   // The server's own entries last: a table row with the same token (vanishingly unlikely) must not shadow them.
   return {
-    authenticator: new TokenAuthenticator([...(opts?.tokens ?? []), ...agentClient], opts?.anonymous ?? true),
+    authenticator: new TokenAuthenticator([...(opts?.tokens ?? []), ...agentClient, ...systemTokens], opts?.anonymous ?? true),
     authorizer: mode === 'RBAC' ? new RbacAuthorizer(registry) : alwaysAllow,
   };
 }

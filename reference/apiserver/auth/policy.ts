@@ -42,6 +42,9 @@ function nonResourceUrlMatches(rule: PolicyRule, path: string): boolean {
 
 /** The group of the API server's own client of node agents (the node proxy's identity), and nothing else. */
 export const AGENT_CLIENT_GROUP = 'system:agent-api-clients';
+/** The groups of the in-process controller manager and scheduler identities (`serve` with authentication). */
+export const CONTROLLER_MANAGER_GROUP = 'system:orch-controller-manager';
+export const SCHEDULER_GROUP = 'system:orch-scheduler';
 
 const get = (...nonResourceURLs: string[]): PolicyRule => ({ verbs: ['get'], nonResourceURLs });
 const HEALTH_AND_VERSION = ['/livez', '/readyz', '/healthz', '/version', '/version/'];
@@ -67,6 +70,27 @@ export const BOOTSTRAP_CLUSTER_ROLES: ReadonlyMap<string, readonly PolicyRule[]>
     { verbs: ['get', 'list', 'watch', 'proxy'], apiGroups: [''], resources: ['nodes'] },
     { verbs: [ALL], apiGroups: [''], resources: ['nodes/proxy', 'nodes/stats', 'nodes/metrics', 'nodes/log', 'nodes/spec', 'nodes/checkpoint', 'nodes/pods', 'nodes/configz'] },
   ]],
+  // The controller manager (upstream system:kube-controller-manager together with its controllers'
+  // roles): it reads everything (quota counts any kind), rewrites any object (storage version
+  // migration), and creates and deletes what its controllers own.
+  ['system:orch-controller-manager', [
+    { verbs: ['get', 'list', 'watch', 'patch', 'update'], apiGroups: [ALL], resources: [ALL] },
+    { verbs: ['create', 'delete'], apiGroups: ['lifecycle.orch.io'], resources: ['evictions'] },
+    { verbs: ['create'], apiGroups: [''], resources: ['pods/eviction'] },
+    { verbs: ['delete'], apiGroups: [''], resources: ['pods'] },
+    { verbs: ['create'], apiGroups: ['events.orch.io'], resources: ['events'] },
+  ]],
+  // The scheduler (upstream system:kube-scheduler): reads pods, nodes and pod groups, binds pods,
+  // writes pod and pod group status, and deletes the pods it preempts.
+  ['system:orch-scheduler', [
+    { verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['pods', 'nodes', 'namespaces'] },
+    { verbs: ['get', 'list', 'watch'], apiGroups: ['scheduling.orch.io'], resources: ['podgroups'] },
+    { verbs: ['create'], apiGroups: [''], resources: ['pods/binding'] },
+    { verbs: ['patch', 'update'], apiGroups: [''], resources: ['pods/status'] },
+    { verbs: ['patch', 'update'], apiGroups: ['scheduling.orch.io'], resources: ['podgroups/status'] },
+    { verbs: ['delete'], apiGroups: [''], resources: ['pods'] },
+    { verbs: ['create'], apiGroups: ['events.orch.io'], resources: ['events'] },
+  ]],
   // Metrics and the debug pages: for monitoring agents, not for every user.
   ['system:monitoring', [get('/metrics', '/metrics/slis', '/livez', '/readyz', '/healthz', '/livez/*', '/readyz/*', '/healthz/*', '/statusz', '/flagz')]],
 ]);
@@ -85,4 +109,6 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly BootstrapBinding[] = [
   { name: 'system:public-info-viewer', role: 'system:public-info-viewer', groups: [ALL_AUTHENTICATED, ALL_UNAUTHENTICATED] },
   { name: 'system:monitoring', role: 'system:monitoring', groups: ['system:monitoring'] },
   { name: 'system:agent-api-admin', role: 'system:agent-api-admin', groups: [AGENT_CLIENT_GROUP] },
+  { name: 'system:orch-controller-manager', role: 'system:orch-controller-manager', groups: [CONTROLLER_MANAGER_GROUP] },
+  { name: 'system:orch-scheduler', role: 'system:orch-scheduler', groups: [SCHEDULER_GROUP] },
 ];

@@ -1,5 +1,6 @@
-// The agent's client of the control plane: JSON over node:http(s) with keep-alive, a bearer token and a
-// CA, the verbs the agent needs (get, create, update, patch, status writes, list, delete) and a watch that
+// A client of the control plane, used by the node agent, the controllers and the scheduler: JSON over
+// node:http(s) with keep-alive, a bearer token and a CA, the verbs they need (get, create, update, patch,
+// server-side apply, status writes, list, delete) and a watch that
 // resumes from the last resourceVersion it saw and relists when the server says that version is gone.
 // Errors carry the server's Status object, so callers decide on `reason`/`code` (404, 409, 410).
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
@@ -13,7 +14,7 @@ export interface ApiClientOptions {
   caPem?: string;
   /** Per-request timeout for non-watch calls, ms (default 30 s). */
   timeoutMs?: number;
-  /** User-Agent header (default `agent/<version>`). */
+  /** User-Agent header (default `agent`); servers record it as the field manager of writes without one. */
   userAgent?: string;
 }
 
@@ -120,6 +121,14 @@ export class ApiClient {
   update<T = any>(path: string, obj: unknown): Promise<T> { return this.request('PUT', path, obj); }
   patch<T = any>(path: string, patch: unknown, type: PatchType = 'merge'): Promise<T> {
     return this.request('PATCH', path, patch, PATCH_CONTENT_TYPE[type]);
+  }
+  /**
+   * Server-side apply (`application/apply-patch+yaml`, JSON being YAML) as `fieldManager`, forcing
+   * conflicts when `force`; `subresource` 'status' applies to `<path>/status`.
+   */
+  apply<T = any>(path: string, obj: unknown, o: { fieldManager: string; force?: boolean; subresource?: 'status' }): Promise<T> {
+    const target = withQuery(o.subresource ? `${path}/${o.subresource}` : path, { fieldManager: o.fieldManager, force: o.force ? 'true' : undefined });
+    return this.request('PATCH', target, obj, 'application/apply-patch+yaml');
   }
   /** PUT of the status subresource (`<path>/status`). */
   updateStatus<T = any>(path: string, obj: unknown): Promise<T> { return this.request('PUT', `${path}/status`, obj); }

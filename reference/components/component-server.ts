@@ -1,0 +1,98 @@
+// The HTTPS port of a control-plane component other than the API server (controller manager,
+// scheduler): spec 002's endpoints (/healthz, /livez, /readyz, /metrics, /metrics/slis, /statusz,
+// /flagz, /configz) through the shared ComponentEndpoints, and a Status-shaped 404 for anything else.
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { ComponentEndpoints } from '../observability/component-endpoints.js';
+import { ComponentMetrics } from '../observability/metrics.js';
+import { namedCheck, type HealthCheck, type HealthChecks, type HealthFaults } from '../observability/health.js';
+import { PACKAGE_VERSION } from '../package-version.js';
+import { SERVER_VERSION, versionInfo } from '../apiserver/discovery.js';
+import { processSelfSigned } from '../tls.js';
+import type { FeatureGates } from '../features.js';
+
+export interface ComponentServerOptions {
+  /** As /statusz and /flagz name it, e.g. `orch-controller-manager`. */
+  readonly name: string;
+  readonly host?: string;
+  /** Default 0: an ephemeral port. */
+  readonly port?: number;
+  readonly featureGates: FeatureGates;
+  readonly flags: Readonly<Record<string, string>>;
+  readonly config: Readonly<Record<string, unknown>>;
+  /** Checks besides ping and log, listed under readyz only unless `everywhere`. */
+  readonly readyChecks?: readonly HealthCheck[];
+  readonly healthChecks?: readonly HealthCheck[];
+  readonly healthFaults?: HealthFaults;
+  /** Default: a self-signed CA and certificate for the host, as upstream without --tls-cert-file. */
+  readonly tls?: { certPem: string; keyPem: string; caPem?: string };
+}
+
+export interface RunningComponentServer {
+  readonly url: string;
+  readonly caPem?: string;
+  readonly metrics: ComponentMetrics;
+  close(): Promise<void>;
+}
+
+export async function startComponentServer(o: ComponentServerOptions): Promise<RunningComponentServer> {
+  const metrics = new ComponentMetrics({ featureGates: o.featureGates, buildInfo: buildInfo() });
+  const ping = namedCheck('ping', () => undefined);
+  const log = namedCheck('log', () => {
+    if (!process.stderr.writable) throw new Error('the log (standard error) is not writable');
+  });
+  const base = [ping, log, ...(o.healthChecks ?? [])];
+  const checks: HealthChecks = { healthz: base, livez: base, readyz: [...base, ...(o.readyChecks ?? [])] };
+  const minor = Number(SERVER_VERSION.minor);
+  const endpoints = new ComponentEndpoints({
+    name: o.name,
+    checks,
+    flags: o.flags,
+    config: o.config,
+    featureGates: o.featureGates,
+    binaryVersion: PACKAGE_VERSION,
+    emulationVersion: `${SERVER_VERSION.major}.${minor}`,
+    minimumCompatibilityVersion: `${SERVER_VERSION.major}.${minor - 1}`,
+    metrics: { handle: (req, res) => metrics.serve(req, res) },
+    healthFaults: o.healthFaults,
+  });
+  const tls = o.tls ?? processSelfSigned(o.host);
+  const server: Server = createServer({ cert: tls.certPem, key: tls.keyPem, keepAliveTimeout: 5000 }, (req, res) => {
+    const url = new URL(req.url ?? '/', 'https://component');
+    endpoints.handle(req, res, url.pathname, url.searchParams).then((served) => {
+      if (served) return;
+      const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `the server could not find the requested resource (${url.pathname})`, reason: 'NotFound', details: {}, code: 404 });
+      res.writeHead(404, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });
+      res.end(body);
+    }, (err) => {
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(`internal error: ${(err as Error).message}\n`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return {
+    url: `https://${host}:${addr.port}`,
+    caPem: tls.caPem,
+    metrics,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
+
+/** orch_build_info's labels, as the API server's /version reports them. */
+function buildInfo(): Record<string, string> {
+  const v = versionInfo();
+  const labels: Record<string, string> = {};
+  for (const [label, key] of [['major', 'major'], ['minor', 'minor'], ['git_version', 'gitVersion'], ['git_commit', 'gitCommit'], ['git_tree_state', 'gitTreeState'], ['build_date', 'buildDate'], ['go_version', 'goVersion'], ['compiler', 'compiler'], ['platform', 'platform']] as const) labels[label] = v[key] ?? '';
+  return labels;
+}

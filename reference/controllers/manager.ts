@@ -1,0 +1,148 @@
+// The controller manager (upstream kube-controller-manager): the reference's controllers, each a
+// client of the API server it is pointed at (any API server: `orch-conformance controller-manager
+// --kubeconfig`), sharing informers, with its own HTTPS port for spec 002's endpoints
+// (`orch-controller-manager`). `serve` runs one next to its API server.
+import { ApiClient } from '../client/api-client.js';
+import { InformerFactory } from '../client/informer.js';
+import type { QueueMetrics } from '../client/workqueue.js';
+import { FeatureGates } from '../features.js';
+import { namedCheck } from '../observability/health.js';
+import type { HealthFaults } from '../observability/health.js';
+import type { ComponentMetrics } from '../observability/metrics.js';
+import { startComponentServer } from '../components/component-server.js';
+import { DEFAULT_CONTROLLER_SETTINGS, type Controller, type ControllerDefinition, type ControllerSettings } from './controller.js';
+import { eventRecorder } from './events.js';
+import { CONTROLLERS } from './index.js';
+
+export const CONTROLLER_MANAGER_COMPONENT = 'orch-controller-manager';
+
+export interface ApiConnection {
+  readonly url: string;
+  readonly token?: string;
+  readonly caPem?: string;
+}
+
+export interface ControllerManagerOptions {
+  readonly api: ApiConnection;
+  /**
+   * Upstream's --controllers syntax: `*` (every controller on by default), `name` (on), `-name`
+   * (off). Default ['*'].
+   */
+  readonly controllers?: readonly string[];
+  readonly settings?: Partial<ControllerSettings>;
+  readonly featureGates?: FeatureGates;
+  /** Where the HTTPS endpoints listen; `false`: none (in-process tests). Default 127.0.0.1, ephemeral port. */
+  readonly serve?: { readonly host?: string; readonly port?: number } | false;
+  /** As /flagz shows them. */
+  readonly flags?: Readonly<Record<string, string>>;
+  readonly healthFaults?: HealthFaults;
+  /** Test-only: see ControllerContext.breaks. */
+  readonly breaks?: ReadonlySet<string>;
+  readonly log?: (message: string, err?: unknown) => void;
+  /** Extra controllers (tests); run as if named in `controllers`. */
+  readonly extra?: readonly ControllerDefinition[];
+}
+
+export interface RunningControllerManager {
+  /** https://host:port of the endpoints, unless `serve: false`. */
+  readonly url?: string;
+  readonly caPem?: string;
+  /** The controllers running, by name. */
+  readonly controllers: readonly string[];
+  close(): Promise<void>;
+}
+
+/** The controllers `spec` selects, upstream's rules: `*` = the default set; `-x` wins over `*`. */
+export function selectControllers(spec: readonly string[], all: readonly ControllerDefinition[]): ControllerDefinition[] {
+  const known = new Set(all.map((d) => d.name));
+  for (const s of spec) {
+    const name = s.replace(/^-/, '');
+    if (s !== '*' && !known.has(name)) throw new Error(`"${name}" is not in the list of known controllers: ${[...known].sort().join(', ')}`);
+  }
+  return all.filter((d) => {
+    if (spec.includes(`-${d.name}`)) return false;
+    if (spec.includes(d.name)) return true;
+    return spec.includes('*') && !d.disabledByDefault;
+  });
+}
+
+export async function startControllerManager(o: ControllerManagerOptions): Promise<RunningControllerManager> {
+  const log = o.log ?? ((m: string, e?: unknown) => console.error(`[controller-manager] ${m}`, e ?? ''));
+  const gates = o.featureGates ?? new FeatureGates();
+  const settings: ControllerSettings = { ...DEFAULT_CONTROLLER_SETTINGS, ...o.settings };
+  const selected = [...selectControllers(o.controllers ?? ['*'], CONTROLLERS), ...(o.extra ?? [])];
+  const client = new ApiClient({ url: o.api.url, token: o.api.token, caPem: o.api.caPem, userAgent: 'orch-controller-manager' });
+  const informers = new InformerFactory(client, log);
+  let synced = false;
+  const server = o.serve === false ? undefined : await startComponentServer({
+    name: CONTROLLER_MANAGER_COMPONENT,
+    host: o.serve?.host,
+    port: o.serve?.port,
+    featureGates: gates,
+    flags: o.flags ?? { controllers: (o.controllers ?? ['*']).join(','), 'node-monitor-grace-period': `${settings.nodeMonitorGracePeriodMs / 1000}s` },
+    config: { componentconfig: { controllers: selected.map((d) => d.name), ...settingsConfig(settings), featureGates: gates.all() } },
+    readyChecks: [namedCheck('informer-sync', () => { if (!synced) throw new Error('informers have not synced yet'); })],
+    healthFaults: o.healthFaults,
+  });
+  const queueMetrics = server ? workqueueMetrics(server.metrics) : undefined;
+  const controllers: Controller[] = [];
+  try {
+    for (const d of selected) {
+      controllers.push(d.make({
+        client, informers, settings, gates, queueMetrics, breaks: o.breaks ?? new Set(),
+        events: eventRecorder(client, d.name, `${CONTROLLER_MANAGER_COMPONENT}-${process.pid}`, log),
+        log: (m, e) => log(`${d.name}: ${m}`, e),
+      }));
+    }
+    await informers.start();
+  } catch (err) {
+    informers.stop();
+    client.close();
+    await server?.close();
+    throw err;
+  }
+  synced = true;
+  for (const c of controllers) c.run();
+  let closing: Promise<void> | undefined;
+  return {
+    url: server?.url,
+    caPem: server?.caPem,
+    controllers: controllers.map((c) => c.name),
+    close: () => (closing ??= (async () => {
+      for (const c of controllers) c.stop();
+      informers.stop();
+      client.close();
+      await server?.close();
+    })()),
+  };
+}
+
+function settingsConfig(s: ControllerSettings): Record<string, unknown> {
+  const d = (ms: number) => `${ms / 1000}s`;
+  return {
+    nodeMonitorPeriod: d(s.nodeMonitorPeriodMs),
+    nodeMonitorGracePeriod: d(s.nodeMonitorGracePeriodMs),
+    nodeStartupGracePeriod: d(s.nodeStartupGracePeriodMs),
+    resourceQuotaSyncPeriod: d(s.resourceQuotaSyncPeriodMs),
+    concurrentResourceQuotaSyncs: s.concurrentResourceQuotaSyncs,
+  };
+}
+
+/** Upstream's workqueue_* series (client-go workqueue metrics provider), by queue name. */
+export function workqueueMetrics(m: ComponentMetrics): QueueMetrics {
+  const adds = m.counter({ name: 'workqueue_adds_total', help: '[ALPHA] Total number of adds handled by workqueue', labelNames: ['name'] });
+  const depth = m.gauge({ name: 'workqueue_depth', help: '[ALPHA] Current depth of workqueue', labelNames: ['name'] });
+  const retries = m.counter({ name: 'workqueue_retries_total', help: '[ALPHA] Total number of retries handled by workqueue', labelNames: ['name'] });
+  const buckets = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.1, 1, 10];
+  const waited = m.histogram({ name: 'workqueue_queue_duration_seconds', help: '[ALPHA] How long in seconds an item stays in workqueue before being requested.', labelNames: ['name'], buckets });
+  const work = m.histogram({ name: 'workqueue_work_duration_seconds', help: '[ALPHA] How long in seconds processing an item from workqueue takes.', labelNames: ['name'], buckets });
+  return {
+    added: (name) => adds.inc({ name }),
+    depth: (name, n) => depth.set({ name }, n),
+    retried: (name) => retries.inc({ name }),
+    processed: (name, w, s) => {
+      waited.observe({ name }, w);
+      work.observe({ name }, s);
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// Every case that observes a controller or the scheduler is proven: it passes against the reference
+// and fails against a reference whose controller manager or scheduler runs with the case's test-only
+// switches (test/proof/controllers.ts). Runs are strict, so a broken SHOULD rule shows as failed.
+import t from 'tap';
+import { ALL_CASES } from '../suites/index.js';
+import { runCases } from '../runner/run.js';
+import { profileOf, startEmbeddedTarget, type EmbeddedTarget } from '../runner/embedded.js';
+import { CONTROLLER_BREAKAGES } from './proof/controllers.js';
+import type { Case } from '../suites/case.js';
+
+const CASES = ALL_CASES.filter((c) => (c.controllers?.length ?? 0) > 0);
+
+async function runOne(c: Case, target: EmbeddedTarget) {
+  const g = target.group;
+  const report = await runCases({ cases: [c], conn: g.conn, components: g.components, embedded: false, gates: g.gates, facts: g.facts, version: 'test', timeoutMs: 60_000, strict: true });
+  return report.cases[0]!;
+}
+
+t.test('every controller case has a breakage, and every breakage a controller case', async (t) => {
+  const ids = new Set(CASES.map((c) => c.id));
+  t.same(CASES.filter((c) => !(c.id in CONTROLLER_BREAKAGES)).map((c) => c.id), [], 'controller cases without a proof');
+  t.same(Object.keys(CONTROLLER_BREAKAGES).filter((id) => !ids.has(id)), [], 'breakages without a controller case');
+});
+
+t.test('each controller case passes against the reference and fails against its broken controller', async (t) => {
+  const shared = new Map<string, Promise<EmbeddedTarget>>();
+  t.teardown(() => Promise.all([...shared.values()].map(async (r) => (await r).close())));
+  let seq = 0;
+  const focus = process.env['PROOF_FOCUS'] ? new RegExp(process.env['PROOF_FOCUS']) : undefined;
+  const queue = CASES.filter((c) => c.id in CONTROLLER_BREAKAGES && (!focus || focus.test(c.id)));
+  const work = async () => {
+    for (let c = queue.shift(); c; c = queue.shift()) {
+      const profile = profileOf(c);
+      const key = JSON.stringify(profile);
+      if (!shared.has(key)) shared.set(key, startEmbeddedTarget(profile, { runId: `cproof${seq++}` }));
+      const good = await runOne(c, await shared.get(key)!);
+      t.equal(good.status, 'passed', `${c.id} passes against the reference${good.status !== 'passed' ? `: ${good.message} expected=${good.expected} actual=${good.actual}` : ''}`);
+      const broken = await startEmbeddedTarget(profile, { runId: `cbroken${seq++}`, breaks: new Set(CONTROLLER_BREAKAGES[c.id]!.breaks) });
+      try {
+        const bad = await runOne(c, broken);
+        t.equal(bad.status, 'failed', `${c.id} fails against a control plane broken in its rule${bad.status !== 'failed' ? ` (got ${bad.status}: ${bad.message})` : ''}`);
+      } finally {
+        await broken.close();
+      }
+    }
+  };
+  await Promise.all([work(), work(), work(), work()]);
+});
