@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The orch-conformance command line: run, list, serve, report, mock-cri, agent. This file only defines the commands;
+// The orch-conformance command line: run, list, serve, report, controller-manager, scheduler, mock-cri, agent. This file only defines the commands;
 // each loads its implementation (bin/commands/) when it runs, so `serve` starts without the suites,
 // runner and reporters, and `run` without the reference unless it embeds one.
 import yargs, { type Argv } from 'yargs';
@@ -38,7 +38,7 @@ const runOptions = <T>(y: Argv<T>) => selectionOptions(y)
   .option('ca', { type: 'string', describe: 'PEM file of the CA that signed the target\'s certificate' })
   .option('insecure-skip-tls-verify', { type: 'boolean', describe: 'Do not verify the target\'s certificate' })
   .option('max-response-bytes', { type: 'number', describe: `Largest response body (and watch event) read from the target; larger fails the case (default ${DEFAULT_MAX_RESPONSE_BYTES}, 16 MiB)` })
-  .option('metrics', { type: 'string', array: true, describe: 'A component\'s metrics and debug endpoints, name=url (repeatable), e.g. agent=https://node-1:10250; apiserver defaults to --api' })
+  .option('metrics', { type: 'string', array: true, describe: 'A component\'s metrics and debug endpoints, name=url (repeatable), e.g. --metrics controller-manager=https://cm:10257 --metrics scheduler=https://sched:10259; apiserver defaults to --api. Spec 002\'s rules for every component are checked on each one given (the agent\'s by the --agent cases)' })
   .option('agent', { type: 'string', describe: 'Spec 001: the HTTPS URL of a node agent under test (e.g. https://node-1:10250); needs --node. Agent cases are skipped without it' })
   .option('node', { type: 'string', describe: 'Spec 001: the name of the Node the agent under test registered' })
   .option('agent-ca', { type: 'string', describe: 'PEM file of the CA that signed the agent\'s serving certificate; without it the agent\'s certificate is not verified (as upstream\'s API server does without --kubelet-certificate-authority)' })
@@ -55,6 +55,7 @@ const runOptions = <T>(y: Argv<T>) => selectionOptions(y)
   .option('compaction-interval', { type: 'string', describe: 'Target fact: the interval at which the target compacts storage history (e.g. 5m); cases that outwait it run only when given' })
   .option('corrupt-object', { type: 'string', array: true, describe: 'Target fact: path of an object whose stored data the target cannot decode (repeatable, one per case that needs one); those cases REMOVE it with the unsafe delete' })
   .option('failing-health-check', { type: 'string', describe: 'Target fact: a health check that fails on the target, endpoint/check, e.g. readyz/etcd' })
+  .option('node-monitor-grace-period', { type: 'string', describe: 'Target fact: the controller manager\'s node-monitor-grace-period (e.g. 40s); node lifecycle cases that outwait it run only when given' })
   .option('controllers', { type: 'string', describe: `The controllers and scheduler the target's control plane runs, comma-separated (${CONTROL_PLANE_PARTS.join(', ')}), or all (default) or none; cases needing others are skipped` });
 
 
@@ -69,8 +70,33 @@ function recordServeFlags<T>(y: Argv<T>): Argv<T> {
 
 /** The serve flags and their values, defaults included (unset ones empty), as /flagz shows them. */
 function serveFlags(argv: any): Record<string, string> {
+  return flagValues(argv, serveFlagNames);
+}
+
+function flagValues(argv: any, names: readonly string[]): Record<string, string> {
   const value = (v: unknown) => (v === undefined ? '' : Array.isArray(v) ? v.join(',') : String(v));
-  return Object.fromEntries(serveFlagNames.map((f) => [f, value(argv[f])]));
+  return Object.fromEntries(names.map((f) => [f, value(argv[f])]));
+}
+
+/** The flags a component's own command defines (read from its yargs builder), for its /flagz. */
+const componentFlagNames = new Map<string, string[]>();
+function recordFlags<T>(command: string, y: Argv<T>): Argv<T> {
+  const defined = (y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
+  // The token is a secret: /flagz shows that it was given, never its value (flagz redacts by name too).
+  componentFlagNames.set(command, Object.keys(defined).filter((k) => k !== 'help' && k !== 'version' && /^[a-z]/.test(k) && !k.includes('_') && !/[A-Z]/.test(k)));
+  return y;
+}
+
+/** Options shared by the components that are clients of an API server. */
+function apiClientOptions<T>(y: Argv<T>) {
+  return y
+    .option('kubeconfig', { type: 'string', describe: 'API server and credentials from this kubeconfig' })
+    .option('api', { type: 'string', describe: 'API server base URL, e.g. https://127.0.0.1:6443 (wins over --kubeconfig\'s server)' })
+    .option('token', { type: 'string', describe: 'Bearer token (visible in ps: prefer --token-file)' })
+    .option('token-file', { type: 'string', describe: 'File holding the bearer token' })
+    .option('ca', { type: 'string', describe: 'PEM file of the CA that signed the API server\'s certificate' })
+    .option('bind-address', { type: 'string', default: '127.0.0.1', describe: 'Address the HTTPS endpoints listen on' })
+    .option('feature-gates', { type: 'string', describe: 'Gates set against their 1.37 defaults: Name=true,Other=false' });
 }
 
 
@@ -96,7 +122,7 @@ await yargs(hideBin(process.argv))
   .scriptName('orch-conformance')
   .version(VERSION)
   .strict()
-  .demandCommand(1, 'name a command: run, list, serve, report, mock-cri or agent')
+  .demandCommand(1, 'name a command: run, list, serve, report, controller-manager, scheduler, mock-cri or agent')
   .command('run', 'Run conformance cases against a target (the embedded reference without --api or --kubeconfig)', (y) => runOptions(y)
     .epilog(`${TOKEN_NOTE}\n\n${EXIT_CODES}`),
   (argv) => exitWith(import('./commands/run.js').then((m) => m.cmdRun(argv, VERSION))))
@@ -118,10 +144,29 @@ await yargs(hideBin(process.argv))
     .option('token-auth-file', { type: 'string', describe: 'Authenticate bearer tokens from this CSV file: token,user,uid,"group1,group2" per line' })
     .option('authorization-mode', { type: 'string', describe: 'AlwaysAllow (default) or RBAC (stored roles and bindings; group system:masters may do anything)' })
     .option('anonymous-auth', { type: 'boolean', default: true, describe: 'Requests without a token act as system:anonymous; --no-anonymous-auth answers them 401' })
+    .option('default-not-ready-toleration-seconds', { type: 'number', default: 300, describe: 'tolerationSeconds of the node.orch.io/not-ready:NoExecute toleration added to every pod that has none (DefaultTolerationSeconds admission)' })
+    .option('default-unreachable-toleration-seconds', { type: 'number', default: 300, describe: 'tolerationSeconds of the node.orch.io/unreachable:NoExecute toleration added to every pod that has none (DefaultTolerationSeconds admission)' })
     .option('cert-dir', { type: 'string', describe: 'Serve HTTPS with apiserver.crt/apiserver.key from this directory, generating a self-signed pair (and apiserver-ca.crt, printed as "ca:") when absent; kept after exit' })
     .option('plain-http', { type: 'boolean', default: false, describe: 'Serve plain HTTP instead, for quick local use (not with the TLS flags)' })
+    .option('controllers', { type: 'string', default: '*', describe: 'Controllers the in-process controller manager runs, upstream syntax: * (the default set), name, -name; comma-separated; "" for no controller manager' })
+    .option('scheduler', { type: 'boolean', default: true, describe: 'Run the scheduler in-process; --no-scheduler leaves pods for another scheduler' })
+    .option('controller-manager-port', { type: 'number', describe: 'HTTPS port of the controller manager\'s endpoints (default 10257; a free one when --api-port is 0)' })
+    .option('scheduler-port', { type: 'number', describe: 'HTTPS port of the scheduler\'s endpoints (default 10259; a free one when --api-port is 0)' })
+    .option('node-monitor-grace-period', { type: 'string', default: '50s', describe: 'Controller manager: silence after which a node\'s Ready condition becomes Unknown' })
+    .option('node-monitor-period', { type: 'string', default: '5s', describe: 'Controller manager: how often node health is checked' })
     .epilog('Serves HTTPS, as spec 002 §1 wants: without --tls-cert-file/--tls-private-key-file or --cert-dir, a self-signed CA and serving certificate are generated into a fresh private directory, removed when serve exits; it prints "ca: <file>" then "api: https://...", for run --ca and kubectl --certificate-authority. --plain-http serves plain HTTP. Exit codes: 0 stopped by SIGINT or SIGTERM; 2 bad usage or cannot start (port in use).')),
   (argv) => exitWith(import('./commands/serve.js').then((m) => m.cmdServe(argv, serveFlags(argv)))))
+  .command('controller-manager', 'Start the reference controller manager as a client of an API server (any implementation\'s)', (y) => recordFlags('controller-manager', apiClientOptions(y)
+    .option('secure-port', { type: 'number', default: 10257, describe: 'HTTPS port of its spec 002 endpoints (0 picks a free one)' })
+    .option('controllers', { type: 'string', default: '*', describe: 'Controllers to run, upstream syntax: * (the default set), name, -name; comma-separated' })
+    .option('node-monitor-grace-period', { type: 'string', default: '50s', describe: 'Silence after which a node\'s Ready condition becomes Unknown' })
+    .option('node-monitor-period', { type: 'string', default: '5s', describe: 'How often node health is checked' })
+    .epilog('Prints "controller-manager: https://..." once its informers have synced; runs until SIGINT or SIGTERM. Exit codes: 0 stopped by a signal; 2 bad usage or cannot start.')),
+  (argv) => exitWith(import('./commands/components.js').then((m) => m.cmdControllerManager(argv, flagValues(argv, componentFlagNames.get('controller-manager') ?? [])))))
+  .command('scheduler', 'Start the reference scheduler as a client of an API server (any implementation\'s)', (y) => recordFlags('scheduler', apiClientOptions(y)
+    .option('secure-port', { type: 'number', default: 10259, describe: 'HTTPS port of its spec 002 endpoints (0 picks a free one)' })
+    .epilog('Prints "scheduler: https://..." once its informers have synced; binds pending pods of schedulerName default-scheduler until SIGINT or SIGTERM. Exit codes: 0 stopped by a signal; 2 bad usage or cannot start.')),
+  (argv) => exitWith(import('./commands/components.js').then((m) => m.cmdScheduler(argv, flagValues(argv, componentFlagNames.get('scheduler') ?? [])))))
   .command('mock-cri', 'Start the mock CRI runtime (runtime.v1 over gRPC on a unix socket) that suites control', (y) => y
     .option('socket', { type: 'string', demandOption: true, describe: 'Unix socket for the CRI RuntimeService and ImageService (created 0600 in a 0700 directory)' })
     .option('control', { type: 'string', describe: 'Unix socket for the control API (HTTP+JSON: faults, container events, call log, reset)' })

@@ -2,7 +2,7 @@
 // resources on in-memory MVCC storage.
 import { startApiServer } from './apiserver/apiserver.js';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { REFERENCE_ADMISSION, REFERENCE_CONTROLLERS, REFERENCE_RESOURCES } from './resources/index.js';
+import { REFERENCE_ADMISSION, REFERENCE_RESOURCES } from './resources/index.js';
 import { startControllerManager } from './controllers/manager.js';
 import type { ControllerSettings } from './controllers/controller.js';
 import { startScheduler } from './scheduler/scheduler.js';
@@ -74,9 +74,19 @@ export interface ReferenceOptions {
    */
   agentCaPem?: string;
   /**
+   * tolerationSeconds of the `node.orch.io/not-ready:NoExecute` toleration the DefaultTolerationSeconds
+   * admission adds to pods without one (`serve --default-not-ready-toleration-seconds`, default 300).
+   */
+  defaultNotReadyTolerationSeconds?: number;
+  /** Likewise for `node.orch.io/unreachable:NoExecute` (`serve --default-unreachable-toleration-seconds`, default 300). */
+  defaultUnreachableTolerationSeconds?: number;
+  /**
    * The controller manager, run next to the API server as its client (`serve --controllers`,
    * `--no-controller-manager`): default every controller on by default, its endpoints on an
-   * ephemeral port; `false`: none.
+   * ephemeral port; `false`: none. The namespace controller, the garbage collector and the
+   * ClusterRole aggregation are controllers too: without them a deleted namespace stays
+   * Terminating, dependents are not collected and objects deleted with Foreground or Orphan
+   * propagation stay pending with their finalizer (as upstream's API server without them).
    */
   controllerManager?: false | {
     /** Upstream --controllers syntax (`*`, `name`, `-name`). */
@@ -122,13 +132,15 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Runni
       config: { componentconfig: { bindAddress: opts.host ?? '127.0.0.1', port: opts.port ?? 0, storage: 'memory', featureGates: featureGates.all() } },
       healthFaults: opts.healthFaults,
     };
+    // The companions serve HTTPS with the API server's certificate when it has one (same host, and
+    // clients trust one CA), else with the process's self-signed one.
     // With authentication on, the companions authenticate with tokens of their own (RBAC roles
     // system:orch-controller-manager and system:orch-scheduler); without it nothing is checked.
     const companionToken = (group: string) => (opts.auth ? { token: randomBytes(32).toString('base64url'), user: group, uid: randomUUID(), groups: [group] } : undefined);
     const cmToken = opts.controllerManager === false ? undefined : companionToken(CONTROLLER_MANAGER_GROUP);
     const schedToken = opts.scheduler === false ? undefined : companionToken(SCHEDULER_GROUP);
     const systemTokens = [cmToken, schedToken].filter((t) => t !== undefined);
-    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, controllers: REFERENCE_CONTROLLERS, admission: REFERENCE_ADMISSION, host: opts.host, port: opts.port, featureGates, identity, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, tls, auth: opts.auth, systemTokens, agentProxy: { preferredAddressTypes: opts.agentPreferredAddressTypes, caPem: opts.agentCaPem } });
+    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, admission: REFERENCE_ADMISSION, admissionSettings: { defaultNotReadyTolerationSeconds: opts.defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds: opts.defaultUnreachableTolerationSeconds }, host: opts.host, port: opts.port, featureGates, identity, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, tls, auth: opts.auth, systemTokens, agentProxy: { preferredAddressTypes: opts.agentPreferredAddressTypes, caPem: opts.agentCaPem } });
     const companions: Array<{ close(): Promise<void> }> = [];
     const closeAll = async () => {
       await Promise.all(companions.map((c) => c.close()));
@@ -140,13 +152,13 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Runni
       const host = opts.host ?? '127.0.0.1';
       if (opts.controllerManager !== false) {
         const o = opts.controllerManager ?? {};
-        const cm = await startControllerManager({ api: { url: api.url, token: cmToken?.token, caPem: tls?.caPem }, controllers: o.controllers, settings: o.settings, featureGates, serve: { host, port: o.port }, breaks: o.breaks });
+        const cm = await startControllerManager({ api: { url: api.url, token: cmToken?.token, caPem: tls?.caPem }, controllers: o.controllers, settings: o.settings, featureGates, serve: { host, port: o.port, tls }, breaks: o.breaks });
         companions.push(cm);
         components.controllerManager = { url: cm.url!, caPem: cm.caPem };
       }
       if (opts.scheduler !== false) {
         const o = opts.scheduler ?? {};
-        const sched = await startScheduler({ api: { url: api.url, token: schedToken?.token, caPem: tls?.caPem }, featureGates, serve: { host, port: o.port }, breaks: o.breaks });
+        const sched = await startScheduler({ api: { url: api.url, token: schedToken?.token, caPem: tls?.caPem }, featureGates, serve: { host, port: o.port, tls }, breaks: o.breaks });
         companions.push(sched);
         components.scheduler = { url: sched.url!, caPem: sched.caPem };
       }

@@ -11,6 +11,9 @@ export const CONTROL_PLANE_PARTS = [
   'taint-eviction-controller',
   'resourcequota-controller',
   'storage-version-migrator-controller',
+  'garbage-collector-controller',
+  'namespace-controller',
+  'clusterrole-aggregation-controller',
   'scheduler',
 ] as const;
 

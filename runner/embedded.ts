@@ -51,6 +51,12 @@ export const EMBEDDED_FACTS = {
   compactionIntervalSeconds: 1,
   failingHealthCheck: { endpoint: 'readyz', check: 'informer-sync' },
   failingReason: 'informers not started (planted by the embedded conformance run)',
+  /**
+   * The controller manager of a reference whose cases need `nodeMonitorGracePeriod`: a 3 s grace
+   * period checked every 250 ms, and NoExecute taints as fast as nodes go silent (upstream's limits,
+   * 0.1 nodes/s per healthy zone and none in a small unhealthy one, would make cases wait minutes).
+   */
+  nodeMonitor: { nodeMonitorGracePeriodMs: 3_000, nodeMonitorPeriodMs: 250, nodeEvictionRate: 100, secondaryNodeEvictionRate: 100, largeClusterSizeThreshold: 0 },
 } as const;
 
 export interface EmbeddedTarget {
@@ -76,6 +82,10 @@ export async function startEmbeddedTarget(profile: Profile, opts: { runId: strin
     const n = Math.max(1, opts.corruptObjects ?? 1);
     facts.corruptObjects = ref.debugPlantCorrupt = Array.from({ length: n }, (_, i) => `/apis/storage.orch.io/v1/storageclasses/oc-${opts.runId}-corrupt-${i}`);
   }
+  if (needs.has('nodeMonitorGracePeriod')) {
+    facts.nodeMonitorGracePeriodSeconds = EMBEDDED_FACTS.nodeMonitor.nodeMonitorGracePeriodMs / 1000;
+    ref.controllerManager = { settings: EMBEDDED_FACTS.nodeMonitor };
+  }
   if (needs.has('failingHealthCheck')) {
     facts.failingHealthCheck = EMBEDDED_FACTS.failingHealthCheck;
     ref.healthFaults = new Map([[EMBEDDED_FACTS.failingHealthCheck.check, EMBEDDED_FACTS.failingReason]]);
@@ -88,14 +98,16 @@ export async function startEmbeddedTarget(profile: Profile, opts: { runId: strin
   }
   // Test-only: the project's proofs break one controller rule (test/proof/controllers.ts).
   if (opts.breaks?.size) {
-    ref.controllerManager = { breaks: opts.breaks };
+    ref.controllerManager = { ...(ref.controllerManager || {}), breaks: opts.breaks };
     ref.scheduler = { breaks: opts.breaks };
   }
   const running: RunningReference = await startReference(ref);
   const conn = { baseUrl: running.url, token, caPem: running.caPem };
   // The companions' endpoints (spec 002 on every component); their certificates come from the same
   // process CA as the API server's.
-  const components: Record<string, TargetGroup['conn']> = { apiserver: conn };
+  // `apiserver` is left to the runner, which reads it at `conn`: a proxy put in front of conn (the
+  // legal variants) then stands for the API server's endpoints too.
+  const components: Record<string, TargetGroup['conn']> = {};
   const { controllerManager: cm, scheduler } = running.components;
   if (cm) components['controller-manager'] = { baseUrl: cm.url, token, caPem: cm.caPem };
   if (scheduler) components['scheduler'] = { baseUrl: scheduler.url, token, caPem: scheduler.caPem };

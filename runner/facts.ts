@@ -28,6 +28,10 @@ export const FACTS = {
     flag: '--failing-health-check',
     describe: 'a health check that fails on the target, as endpoint/check (e.g. readyz/etcd)',
   },
+  nodeMonitorGracePeriod: {
+    flag: '--node-monitor-grace-period',
+    describe: 'the controller manager\'s node-monitor-grace-period',
+  },
   authentication: {
     flag: '--token',
     describe: 'a bearer token of a user allowed everything, impersonation included, on a target that authenticates requests',
@@ -51,6 +55,8 @@ export interface TargetFacts {
   readonly failingHealthCheck?: FailingCheck;
   /** True when the run has a token (`--token`) for a user allowed everything. */
   readonly authentication?: boolean;
+  /** The controller manager's node-monitor-grace-period (`--node-monitor-grace-period`), in seconds. */
+  readonly nodeMonitorGracePeriodSeconds?: number;
   /** The controllers and scheduler the target runs (`--controllers`); undefined: all of them. */
   readonly controllers?: readonly ControlPlanePart[];
 }
@@ -61,6 +67,7 @@ export interface CaseFacts {
   readonly compactionIntervalSeconds?: number;
   readonly corruptObject?: string;
   readonly failingHealthCheck?: FailingCheck;
+  readonly nodeMonitorGracePeriodSeconds?: number;
 }
 
 function has(facts: TargetFacts, name: FactName): boolean {
@@ -70,6 +77,7 @@ function has(facts: TargetFacts, name: FactName): boolean {
     case 'corruptObject': return (facts.corruptObjects?.length ?? 0) > 0;
     case 'failingHealthCheck': return facts.failingHealthCheck !== undefined;
     case 'authentication': return facts.authentication === true;
+    case 'nodeMonitorGracePeriod': return facts.nodeMonitorGracePeriodSeconds !== undefined;
   }
 }
 
@@ -103,12 +111,13 @@ export class FactAllocator {
       compactionIntervalSeconds: f.compactionIntervalSeconds,
       corruptObject,
       failingHealthCheck: f.failingHealthCheck,
+      nodeMonitorGracePeriodSeconds: f.nodeMonitorGracePeriodSeconds,
     };
   }
 }
 
 /** `run` flag values to facts; bad values are usage errors. */
-export function parseFacts(argv: { continueTtl?: string; compactionInterval?: string; corruptObject?: string[]; failingHealthCheck?: string; token?: string; controllers?: string }): TargetFacts {
+export function parseFacts(argv: { continueTtl?: string; compactionInterval?: string; corruptObject?: string[]; failingHealthCheck?: string; token?: string; controllers?: string; nodeMonitorGracePeriod?: string }): TargetFacts {
   const seconds = (v: string | undefined, flag: string) => {
     if (v === undefined) return undefined;
     const ms = parseDurationMs(v);
@@ -125,6 +134,7 @@ export function parseFacts(argv: { continueTtl?: string; compactionInterval?: st
     corruptObjects: argv.corruptObject,
     failingHealthCheck: argv.failingHealthCheck === undefined ? undefined : parseFailingCheck(argv.failingHealthCheck),
     authentication: argv.token !== undefined,
+    nodeMonitorGracePeriodSeconds: seconds(argv.nodeMonitorGracePeriod, '--node-monitor-grace-period'),
     controllers: parseControlPlaneParts(argv.controllers),
   };
 }

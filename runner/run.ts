@@ -265,6 +265,7 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
       }
       return client;
     },
+    componentNames: () => [...env.components.keys()],
     agent: () => {
       const t = env.node?.agent;
       if (!t) throw new Error('the run has no agent: pass --agent <url> and --node <name> (and list "agent" in the case\'s needs)');
@@ -501,6 +502,18 @@ async function cleanUp(conn: TargetConnection, dispatcher: Dispatcher, tracker: 
   // Namespaces last: deleting one may take its contents with it, and the objects go first.
   await delAll(paths.filter((p) => !isNamespacePath(p)));
   await delAll(paths.filter(isNamespacePath));
+  // What is in a namespace being deleted goes with it: the target's namespace controller empties it
+  // after the delete answered (upstream's does so asynchronously, in seconds), so its objects are on
+  // their way out, not left behind.
+  const terminating = new Set<string>();
+  await Promise.all(paths.filter(isNamespacePath).map(async (p) => {
+    try {
+      const res = await api.get(p, { timeoutMs: CLEANUP_TIMEOUT_MS });
+      if (res.status === 404 || (res.status === 200 && res.json?.metadata?.deletionTimestamp)) terminating.add(decodeURIComponent(p.slice(p.lastIndexOf('/') + 1)));
+    } catch {
+      // Not known to be going: its objects are checked like any others.
+    }
+  }));
 
   // A collection that cannot be listed (403, an error) is not evidence of objects left behind:
   // it is reported apart, as unverified.
@@ -516,8 +529,9 @@ async function cleanUp(conn: TargetConnection, dispatcher: Dispatcher, tracker: 
         return;
       }
       for (const o of res.json.items) {
-        // An object already marked for deletion (finalizers pending) is on its way out.
-        if (o?.metadata?.labels?.[RUN_LABEL] === runId && !o.metadata.deletionTimestamp) leaks.push(`${col}/${o.metadata.name}`);
+        // An object already marked for deletion (finalizers pending), or in a namespace being
+        // deleted, is on its way out.
+        if (o?.metadata?.labels?.[RUN_LABEL] === runId && !o.metadata.deletionTimestamp && !terminating.has(o.metadata.namespace)) leaks.push(`${col}/${o.metadata.name}`);
       }
     } catch (err) {
       unverified.push(`${col}: could not verify cleanup (${describeError(err)})`);

@@ -36,6 +36,7 @@ export function statedFacts(facts: TargetFacts | undefined): StatedFact[] {
     const { endpoint, check } = facts.failingHealthCheck;
     out.push({ fact: 'failingHealthCheck', flag: FACTS.failingHealthCheck.flag, value: `${endpoint}/${check}` });
   }
+  if (facts.nodeMonitorGracePeriodSeconds !== undefined) out.push({ fact: 'nodeMonitorGracePeriod', flag: FACTS.nodeMonitorGracePeriod.flag, value: `${facts.nodeMonitorGracePeriodSeconds}s` });
   if (facts.authentication) out.push({ fact: 'authentication', flag: FACTS.authentication.flag });
   return out;
 }

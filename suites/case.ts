@@ -14,8 +14,8 @@ import type { ControlPlanePart } from '../runner/controllers.js';
 export type Impact = 'read-only' | 'namespaced' | 'cluster-scoped' | 'node' | 'disruptive';
 
 /** Impacts whose cases work in the run's namespace, created before they start (disruptive cases may
- *  run pods on the agents they start). */
-export const NAMESPACE_IMPACTS: ReadonlySet<Impact> = new Set(['namespaced', 'node', 'disruptive']);
+ *  run pods on the agents they start; cluster-scoped ones may create pods for the Nodes they register). */
+export const NAMESPACE_IMPACTS: ReadonlySet<Impact> = new Set(['namespaced', 'cluster-scoped', 'node', 'disruptive']);
 
 /**
  * Which target a case needs: 'api' the control-plane API; 'metrics' the metrics and debug endpoints
@@ -49,6 +49,14 @@ export interface CaseMeta {
    * ['apiserver']). A run without one of them skips the case, saying which --metrics is missing.
    */
   readonly components?: readonly string[];
+  /**
+   * For needs 'metrics': the rule holds for every component (spec 002 "Every component exposes
+   * ..."), so the case checks it on each component the run has metrics and debug endpoints for
+   * (`apiserver` always, then each `--metrics name=url`; the agent's are checked by the agent cases),
+   * failing with the component named. The loop is suites/002-metrics-debug/debug-common.ts
+   * `onEveryComponent`.
+   */
+  readonly everyComponent?: boolean;
   /**
    * Facts about the target the case needs and cannot bring about itself (runner/facts.ts), e.g. a
    * continue-token validity it can outwait. A run that is not told them skips the case.
@@ -85,6 +93,12 @@ export interface CaseContext {
    * skips cases whose `components` it lacks, so only an undeclared name gets here).
    */
   component(name?: string): ApiClient;
+  /**
+   * The components the run has metrics and debug endpoints for: `apiserver` first, then those of
+   * `run --metrics` in the order given. Within a check `onEveryComponent` runs for one component,
+   * just that one (and `component()` defaults to it).
+   */
+  componentNames(): string[];
   /** The target facts the case declared (`facts`), e.g. the corrupt object assigned to it. */
   readonly facts: CaseFacts;
   /**

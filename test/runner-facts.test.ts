@@ -15,13 +15,14 @@ const byId = (id: string) => {
 t.test('fact cases are skipped, naming the flag, when the run is not told the fact', async (t) => {
   const ref = await startReference({ host: '127.0.0.1', port: 0 });
   t.teardown(() => ref.close());
-  const cases = ['api.list.continue.expired', 'api.watch.expired-resource-version', 'api.errors.internal', 'debug.health.failing-check'].map(byId);
+  const cases = ['api.list.continue.expired', 'api.watch.expired-resource-version', 'api.errors.internal', 'debug.health.failing-check', 'api.node-lifecycle.ready-unknown'].map(byId);
   const report = await runCases({ cases, conn: { baseUrl: ref.url }, embedded: false, gates: defaultGates(), version: 'test' });
-  t.same(report.cases.map((c) => c.status), ['skipped', 'skipped', 'skipped', 'skipped']);
+  t.same(report.cases.map((c) => c.status), ['skipped', 'skipped', 'skipped', 'skipped', 'skipped']);
   t.match(report.cases[0]!.message, /pass --continue-ttl/);
   t.match(report.cases[1]!.message, /pass --compaction-interval/);
   t.match(report.cases[2]!.message, /pass --corrupt-object/);
   t.match(report.cases[3]!.message, /pass --failing-health-check/);
+  t.match(report.cases[4]!.message, /pass --node-monitor-grace-period/);
 });
 
 t.test('each corrupt-object case gets its own object; one too few skips the last case', async (t) => {

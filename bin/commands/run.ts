@@ -285,6 +285,8 @@ export function cmdList(argv: any): number {
     id: c.id, title: c.title, suite: c.suite, requirements: c.requirements, spec: c.spec, level: c.level,
     gates: c.gates ?? {}, impact: c.impact, needs: c.needs, facts: c.facts ?? [],
     ...(c.needs.includes('metrics') ? { components: c.components ?? [DEFAULT_COMPONENT] } : {}),
+    ...(c.everyComponent ? { everyComponent: true } : {}),
+    ...(c.controllers?.length ? { controllers: [...c.controllers] } : {}),
   }));
   if (argv.json) {
     process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
@@ -294,7 +296,7 @@ export function cmdList(argv: any): number {
     const gates = Object.entries(r.gates).map(([k, v]) => `${k}=${v}`).join(',');
     const nodeFlags: Record<string, string> = { agent: '--agent --node', cri: '--cri-control', 'agent-exec': '--agent-exec', 'agent-socket': '--agent-pod-socket' };
     const facts = [...r.needs.filter((k) => nodeFlags[k]).map((k) => nodeFlags[k]), ...r.facts.map((f) => FACTS[f].flag)].join(' ');
-    process.stdout.write(`${r.id}\n    ${r.level} ${r.spec.doc} §${r.spec.section}  ${r.impact}  ${r.requirements.join(', ')}${gates ? `  gates: ${gates}` : ''}${facts ? `  needs: ${facts}` : ''}\n    ${r.title}\n`);
+    process.stdout.write(`${r.id}\n    ${r.level} ${r.spec.doc} §${r.spec.section}  ${r.impact}  ${r.requirements.join(', ')}${gates ? `  gates: ${gates}` : ''}${facts ? `  needs: ${facts}` : ''}${r.controllers ? `  controllers: ${r.controllers.join(',')}` : ''}\n    ${r.title}\n`);
   }
   process.stdout.write(`${rows.length} case(s)\n`);
   return EXIT.ok;

@@ -7,6 +7,7 @@ import { serveTls, TlsConfigError } from '../../reference/tls.js';
 import { authFromFlags, AuthFlagError } from '../../reference/apiserver/auth/serve-flags.js';
 import { UsageError } from '../../runner/errors.js';
 import { EXIT } from './exit-codes.js';
+import { controllerList, controllerSettings, portOf } from './components.js';
 
 /** The API server's health check names (the checks themselves are never run here). */
 const API_SERVER_CHECK_NAMES = [...new Set(Object.values(apiServerHealthChecks({
@@ -19,6 +20,15 @@ function durationSeconds(value: unknown, flag: string): number | undefined {
   const ms = parseDurationMs(String(value));
   if (ms === undefined || ms <= 0) throw new UsageError(`${flag} ${String(value)}: want a positive duration such as 500ms, 30s, 5m or 1h`);
   return ms / 1000;
+}
+
+/** A whole-number flag (upstream int64: negative values are allowed); undefined when not given. */
+function int64Flag(value: unknown, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  // yargs has already turned a non-number into NaN: name the flag, not the value.
+  if (!Number.isSafeInteger(n)) throw new UsageError(`${flag} must be a whole number of seconds`);
+  return n;
 }
 
 /** Why the reference could not listen, in words rather than the system's error code. */
@@ -51,6 +61,8 @@ export async function cmdServe(argv: any, flags: Record<string, string>): Promis
     if (!API_SERVER_CHECK_NAMES.includes(name)) throw new UsageError(`--debug-fail-health-check ${name}: no such check; checks: ${API_SERVER_CHECK_NAMES.join(', ')}`);
   }
   const bookmarkInterval = durationSeconds(argv.bookmarkInterval, '--bookmark-interval');
+  const defaultNotReadyTolerationSeconds = int64Flag(argv.defaultNotReadyTolerationSeconds, '--default-not-ready-toleration-seconds');
+  const defaultUnreachableTolerationSeconds = int64Flag(argv.defaultUnreachableTolerationSeconds, '--default-unreachable-toleration-seconds');
   let auth;
   try {
     auth = authFromFlags(argv);
@@ -73,14 +85,23 @@ export async function cmdServe(argv: any, flags: Record<string, string>): Promis
   }
   // Whichever way the process ends (signal, refused start, internal error), the key goes with it.
   if (tls.cleanup) process.once('exit', tls.cleanup);
+  // The companions: upstream's ports by default, free ones when the API port is picked freely (so
+  // several serve processes can run side by side, as tests do).
+  const companionPort = (v: unknown, flag: string, upstream: number) => (v === undefined ? (port === 0 ? 0 : upstream) : portOf(v, flag));
+  const controllers = controllerList(argv.controllers);
+  const controllerManager = controllers?.length === 0 ? false as const : { controllers, settings: controllerSettings(argv), port: companionPort(argv.controllerManagerPort, '--controller-manager-port', 10257) };
+  const scheduler = argv.scheduler === false ? false as const : { port: companionPort(argv.schedulerPort, '--scheduler-port', 10259) };
   let ref;
   try {
-    ref = await startReference({ host: argv.host, port, featureGates, flags, continueTtlSeconds: continueTtl, compactionIntervalSeconds: compactionInterval, healthFaults, bookmarkIntervalSeconds: bookmarkInterval, debugPlantCorrupt: argv.debugPlantCorrupt, tls: tls.cert, auth });
+    ref = await startReference({ host: argv.host, port, featureGates, flags, continueTtlSeconds: continueTtl, compactionIntervalSeconds: compactionInterval, healthFaults, bookmarkIntervalSeconds: bookmarkInterval, debugPlantCorrupt: argv.debugPlantCorrupt, tls: tls.cert, auth, controllerManager, scheduler, defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds });
   } catch (err) {
     throw new UsageError(`cannot start the reference on ${argv.host}:${port}: ${startFailure(err as NodeJS.ErrnoException)}`);
   }
   // The CA first: "api:" is the line callers wait for, and everything is known once it is out.
   if (tls.caFile) process.stdout.write(`ca: ${tls.caFile}\n`);
+  // The companions first: "api:" stays the last line, the one callers wait for.
+  if (ref.components.controllerManager) process.stdout.write(`controller-manager: ${ref.components.controllerManager.url}\n`);
+  if (ref.components.scheduler) process.stdout.write(`scheduler: ${ref.components.scheduler.url}\n`);
   process.stdout.write(`api: ${ref.url}\n`);
   await stopped;
   await ref.close();

@@ -1,6 +1,8 @@
 // Assembles an API server from a storage and a set of strategies: registry, namespace lifecycle,
-// namespace controller, REST handler and an HTTP server. `startReference` is this with the
-// reference's resources; tests use it directly with their own strategies.
+// REST handler and an HTTP server. `startReference` is this with the reference's resources (and a
+// controller manager beside it: the namespace controller, the garbage collector and the other
+// controllers are API clients, never part of the server); tests use it directly with their own
+// strategies.
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -15,7 +17,7 @@ import { NodeProxy } from './node-proxy.js';
 import { Registry } from './registry.js';
 import { admissionChain, type Admission } from './store.js';
 import type { ResourceStrategy } from './strategy.js';
-import { INITIAL_NAMESPACES, NamespaceController, NamespaceLifecycle, namespaceStrategy } from '../resources/namespace.js';
+import { INITIAL_NAMESPACES, NamespaceLifecycle, namespaceStrategy } from '../resources/namespace.js';
 import type { Storage } from '../storage/types.js';
 import type { FeatureGates } from '../features.js';
 
@@ -38,8 +40,20 @@ export interface ApiServerOptions {
    * once with a getter of the registry (which exists only after the stores are built).
    */
   readonly admission?: readonly AdmissionFactory[];
-  /** Controllers of the served resources (beyond the namespace controller), started once serving. */
+  /** What the admission plug-ins are configured with (upstream's admission flags), given to every factory. */
+  readonly admissionSettings?: AdmissionSettings;
+  /**
+   * In-process controllers with access to the registry, started before serving (none by default:
+   * the reference's controllers are API clients in the controller manager).
+   */
   readonly controllers?: readonly ControllerFactory[];
+  /**
+   * Upstream --enable-garbage-collector (default true): deletes add the `orphan` and
+   * `foregroundDeletion` finalizers the options ask for, which a garbage collector (the controller
+   * manager's, a client of this server) removes. Without a collector such objects stay pending, as
+   * upstream. False: propagation is ignored and deletes are immediate.
+   */
+  readonly garbageCollection?: boolean;
   /** Flags, configuration and test-only health faults for the metrics and debug endpoints. */
   readonly identity?: ApiServerIdentity;
   /** Serve HTTPS with this certificate (chain) and key instead of plain HTTP. */
@@ -68,7 +82,15 @@ export interface Controller {
   stop(): void;
 }
 
-export type AdmissionFactory = (registry: () => Registry) => Admission;
+/** Admission plug-in configuration (kube-apiserver admission flags); unset: upstream's defaults. */
+export interface AdmissionSettings {
+  /** DefaultTolerationSeconds: `--default-not-ready-toleration-seconds` (default 300). */
+  readonly defaultNotReadyTolerationSeconds?: number;
+  /** DefaultTolerationSeconds: `--default-unreachable-toleration-seconds` (default 300). */
+  readonly defaultUnreachableTolerationSeconds?: number;
+}
+
+export type AdmissionFactory = (registry: () => Registry, settings: AdmissionSettings) => Admission;
 
 export type ControllerFactory = (registry: Registry, storage: Storage, log: (message: string, err?: unknown) => void) => Controller;
 
@@ -89,7 +111,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     : [namespaceStrategy, ...opts.strategies];
   let registry: Registry | undefined;
   const lifecycle = new NamespaceLifecycle(() => registry?.byGroupResource('', 'namespaces'));
-  const plugins = (opts.admission ?? []).map((make) => make(() => registry!));
+  const plugins = (opts.admission ?? []).map((make) => make(() => registry!, opts.admissionSettings ?? {}));
   registry = new Registry(opts.storage, strategies, admissionChain([lifecycle, ...plugins]), opts.featureGates);
 
   const nsStore = registry.byGroupResource('', 'namespaces')!;
@@ -101,10 +123,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
       await nsStore.create('', { metadata: { name } });
     }
   }
-  const controllers: Controller[] = [
-    new NamespaceController(registry, opts.storage, 200, log),
-    ...(opts.controllers ?? []).map((make) => make(registry!, opts.storage, log)),
-  ];
+  if (opts.garbageCollection === false) for (const store of registry.stores) store.garbageCollection = false;
+  const controllers: Controller[] = (opts.controllers ?? []).map((make) => make(registry!, opts.storage, log));
   registered = true;
   let controllersStarted = false;
   for (const c of controllers) await c.start();

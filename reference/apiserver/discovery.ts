@@ -61,8 +61,9 @@ export function apiResourceList(registry: Registry, group: string, version: stri
   for (const store of registry.storesIn(group, version)) {
     resources.push(resourceEntry(store, servedVerbs));
     const s = store.strategy;
+    const subresources: Array<Record<string, unknown> & { name: string }> = [];
     if (s.hasStatus) {
-      resources.push({
+      subresources.push({
         name: `${s.resource}/status`,
         singularName: '',
         namespaced: s.namespaced,
@@ -70,6 +71,24 @@ export function apiResourceList(registry: Registry, group: string, version: stri
         verbs: (['get', 'patch', 'update'] as Verb[]).filter((v) => servedVerbs.has(v) && s.verbs.includes(v)),
       });
     }
+    if (s.finalizeSubresource && servedVerbs.has('update') && s.verbs.includes('update')) {
+      subresources.push({ name: `${s.resource}/finalize`, singularName: '', namespaced: s.namespaced, kind: s.kind, verbs: ['update'] });
+    }
+    // Create-only subresources (pods/binding, pods/eviction): their body's kind, with its group and
+    // version when they differ from the resource's (upstream: pods/eviction is a policy/v1 Eviction).
+    for (const [sub, { body }] of Object.entries(s.subresources ?? {})) {
+      if (!servedVerbs.has('create')) continue;
+      const foreign = body.group !== s.group || body.version !== s.version;
+      subresources.push({
+        name: `${s.resource}/${sub}`,
+        singularName: '',
+        namespaced: s.namespaced,
+        ...(foreign ? { group: body.group, version: body.version } : {}),
+        kind: body.kind,
+        verbs: ['create'],
+      });
+    }
+    resources.push(...subresources.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };
 }

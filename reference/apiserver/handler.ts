@@ -42,7 +42,7 @@ import { readDeleteOptions, storeDeleteOptions, unsafeDeleteStatus, validateDele
 import type { Registry } from './registry.js';
 import { isPlainObject } from './schema.js';
 import type { ResourceStore, WatchEvent } from './store.js';
-import type { ApiObject, ResolvedStrategy, Verb } from './strategy.js';
+import { resolveStrategy, type ApiObject, type CreateSubresource, type ResolvedStrategy, type Verb } from './strategy.js';
 import { isStorageError, type WatchHandle } from '../storage/types.js';
 import type { ComponentEndpoints } from '../observability/component-endpoints.js';
 import { NodeProxy } from './node-proxy.js';
@@ -77,7 +77,9 @@ interface ResourceRequest {
   /** '' for cluster-scoped resources and all-namespace collections. */
   readonly namespace: string;
   readonly name?: string;
-  readonly subresource?: 'status';
+  readonly subresource?: 'status' | 'finalize';
+  /** A create-only subresource (`pods/{name}/binding`), served by its strategy. */
+  readonly action?: CreateSubresource;
   /** The `/watch/` path form. */
   readonly watchPath: boolean;
 }
@@ -191,6 +193,16 @@ export class ApiHandler {
     // Only list and watch span namespaces; other verbs on a namespaced collection need one.
     const allNamespaces = s.namespaced && !rr.namespace;
 
+    if (rr.action) {
+      if (method !== 'POST') throw methodNotAllowed();
+      return this.createSubresource(req, res, ctx, rr, rr.action);
+    }
+    if (rr.subresource === 'finalize') {
+      // Upstream's finalize storage is an Updater only: PUT, nothing else.
+      if (method !== 'PUT') throw methodNotAllowed();
+      require('update');
+      return this.update(req, res, ctx, rr);
+    }
     if (rr.watchPath) {
       if (method !== 'GET') throw methodNotAllowed();
       require('watch');
@@ -253,8 +265,12 @@ export class ApiHandler {
     const name = parts[1];
     const sub = parts[2];
     if (s.namespaced ? !namespace && name !== undefined : namespace !== '') return undefined;
-    if (sub !== undefined && (sub !== 'status' || !s.hasStatus || watchPath)) return undefined;
-    return { store, namespace, name, subresource: sub as 'status' | undefined, watchPath };
+    if (sub === undefined) return { store, namespace, name, watchPath };
+    if (watchPath) return undefined;
+    if (sub === 'status') return s.hasStatus ? { store, namespace, name, subresource: 'status', watchPath } : undefined;
+    if (sub === 'finalize') return s.finalizeSubresource ? { store, namespace, name, subresource: 'finalize', watchPath } : undefined;
+    const action = s.subresources && Object.hasOwn(s.subresources, sub) ? s.subresources[sub] : undefined;
+    return action ? { store, namespace, name, action, watchPath } : undefined;
   }
 
   private async get(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
@@ -278,6 +294,11 @@ export class ApiHandler {
     const opts = writeOptions(ctx.query, 'CreateOptions', rr.store.strategy, writeFieldManagerErrors(ctx.query));
     this.negotiate(req, ctx, false);
     const body = await this.readObject(req, res, rr.store, opts.fields);
+    if (rr.store.strategy.answerCreate) {
+      // A kind that acts instead of being stored (the legacy bindings): it honours dryRun itself.
+      const answer = await rr.store.strategy.answerCreate({ registry: this.registry, namespace: rr.namespace, body, dryRun: opts.dryRun });
+      return this.send(res, ctx, 201, answer, opts.fields.warningHeaders());
+    }
     if (rr.store.strategy.notStored) {
       // A review: computed, never written, so dryRun changes nothing (upstream's review storages ignore it too).
       if (!this.reviews) throw methodNotAllowed();
@@ -287,6 +308,24 @@ export class ApiHandler {
     const owner = fieldOwner(ctx.query, req.headers['user-agent']);
     const { object } = await rr.store.create(rr.namespace, body, { dryRun: opts.dryRun, owner });
     this.send(res, ctx, 201, object, opts.fields.warningHeaders());
+  }
+
+  /**
+   * POST to a create-only subresource: the body is of the subresource's own kind (checked, and
+   * fieldValidation applied, against it); the strategy acts and the answer is sent 201.
+   */
+  private async createSubresource(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest, action: CreateSubresource): Promise<void> {
+    const kind = subresourceKind(action.body);
+    const opts = writeOptions(ctx.query, 'CreateOptions', kind, writeFieldManagerErrors(ctx.query));
+    this.negotiate(req, ctx, false);
+    const format = inputFormat(req.headers['content-type']);
+    const raw = await readBody(req, res, this.maxBodyBytes);
+    const body = parseObjectBody(raw, format);
+    const sent = typeMetaField(body, 'apiVersion');
+    checkTypeMeta(body, sent && action.otherVersions?.includes(sent) ? sent : kind.apiVersion, kind.kind);
+    opts.fields.checkBody(raw, format);
+    const answer = await action.create({ registry: this.registry, namespace: rr.namespace, name: rr.name!, body, dryRun: opts.dryRun });
+    this.send(res, ctx, 201, answer, opts.fields.warningHeaders());
   }
 
   private async update(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
@@ -314,7 +353,8 @@ export class ApiHandler {
       // body like any other (spec §4.3): checked as sent, unknown fields dropped unless Strict refused.
       opts.fields.checkApplyBody(raw);
       const applied = await applyToStore(rr.store, {
-        namespace: rr.namespace, name: rr.name!, subresource: rr.subresource, raw, manager: owner.manager, force: forceParam(ctx.query), dryRun: opts.dryRun,
+        // (finalize answers PUT only: never here)
+        namespace: rr.namespace, name: rr.name!, subresource: rr.subresource === 'status' ? 'status' : undefined, raw, manager: owner.manager, force: forceParam(ctx.query), dryRun: opts.dryRun,
         dropUnknownFields: true,
       });
       return this.send(res, ctx, applied.created ? 201 : 200, applied.object, opts.fields.warningHeaders());
@@ -544,6 +584,14 @@ class ActiveWatch {
     this.handle.stop();
     this.registry.delete(this);
   }
+}
+
+/** Body kinds of subresources, resolved once. */
+const subresourceKinds = new WeakMap<object, ResolvedStrategy>();
+function subresourceKind(s: CreateSubresource['body']): ResolvedStrategy {
+  let r = subresourceKinds.get(s);
+  if (!r) subresourceKinds.set(s, (r = resolveStrategy(s)));
+  return r;
 }
 
 function splitPath(rawPath: string): string[] {

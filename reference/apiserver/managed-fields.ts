@@ -475,7 +475,7 @@ export interface RecordContext {
   readonly type: StructType;
   readonly apiVersion: string;
   readonly hasStatus: boolean;
-  readonly subresource?: 'status';
+  readonly subresource?: 'status' | 'finalize';
   /** RFC 3339, whole seconds. */
   readonly now: string;
 }
@@ -540,7 +540,7 @@ export interface RecordingStrategy {
 }
 
 /** The store's hook: records a create (old undefined) or an update through `subresource`. */
-export function recordWrite(s: RecordingStrategy, old: ApiObject | undefined, next: ApiObject, owner: FieldOwner | undefined, subresource?: 'status'): void {
+export function recordWrite(s: RecordingStrategy, old: ApiObject | undefined, next: ApiObject, owner: FieldOwner | undefined, subresource?: 'status' | 'finalize'): void {
   recordUpdate(old, next, owner, { type: typeOf(s), apiVersion: s.apiVersion, hasStatus: s.hasStatus, subresource, now: nowSeconds() });
 }
 

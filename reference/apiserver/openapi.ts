@@ -11,7 +11,7 @@ import { methodNotAllowed, notAcceptable, pathNotFound } from './errors.js';
 import type { Registry } from './registry.js';
 import { objectMetaSchema, type Schema } from './schema.js';
 import type { ResourceStore } from './store.js';
-import type { ResolvedStrategy, Verb } from './strategy.js';
+import { resolveStrategy, type ResolvedStrategy, type Verb } from './strategy.js';
 
 type Json = Record<string, unknown>;
 
@@ -266,6 +266,31 @@ function resourcePaths(store: ResourceStore, served: ReadonlySet<Verb>): Record<
     if (Object.keys(st).length) paths[`${item}/status`] = { ...st, parameters: itemParams };
   }
 
+  // namespaces/finalize, as upstream: a PUT of the object (replaceNamespaceFinalize).
+  if (s.finalizeSubresource && can('update')) {
+    paths[`${item}/finalize`] = {
+      put: {
+        tags: [tag], description: `replace finalize of the specified ${what}`, operationId: operationId('replace', s, ns, 'Finalize'), parameters: WRITE,
+        ...body(ref(kind)), responses: ok(ref(kind), ['200', '201']), ...ext('put'),
+      },
+      parameters: itemParams,
+    };
+  }
+
+  // Create-only subresources (pods/binding, pods/eviction), as upstream: a POST of the body's kind.
+  for (const [sub, { body: b }] of Object.entries(s.subresources ?? {})) {
+    if (!served.has('create')) continue;
+    const bodyKind = definitionName(resolveStrategy(b));
+    paths[`${item}/${sub}`] = {
+      post: {
+        tags: [tag], description: `create ${sub} of a ${what}`, operationId: operationId('create', s, ns, sub.charAt(0).toUpperCase() + sub.slice(1)), parameters: WRITE,
+        ...body(ref(bodyKind)), responses: ok(ref(bodyKind), ['200', '201', '202']),
+        'x-kubernetes-action': 'post', 'x-kubernetes-group-version-kind': gvk(b.group, b.version, b.kind),
+      },
+      parameters: [pathParam('name', `name of the ${b.kind}`), ...nsParam, P.pretty],
+    };
+  }
+
   // Namespaced kinds are also listed across namespaces (kubectl explain looks the kind up there).
   if (ns && can('list')) {
     paths[`${base}/${s.resource}`] = {
@@ -315,6 +340,7 @@ export function groupVersionDocument(registry: Registry, group: string, version:
   for (const store of stores) {
     Object.assign(paths, resourcePaths(store, served));
     Object.assign(schemas, kindSchemas(store.strategy));
+    for (const { body } of Object.values(store.strategy.subresources ?? {})) Object.assign(schemas, kindSchemas(resolveStrategy(body)));
   }
   return {
     openapi: '3.0.0',

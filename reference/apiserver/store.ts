@@ -30,6 +30,8 @@ import { checkDeletePreconditions, corruptObject, garbageCollectionFinalizers, m
  */
 export interface Admission {
   admitCreate?(store: ResourceStore, namespace: string, obj: ApiObject): Promise<void>;
+  /** Mutating admission of an update of the object itself (not of a subresource), before defaults and validation. */
+  admitUpdate?(store: ResourceStore, namespace: string, obj: ApiObject, old: ApiObject): Promise<void>;
   validateCreate?(store: ResourceStore, namespace: string, obj: ApiObject, opts: { dryRun: boolean }): Promise<void>;
 }
 
@@ -38,6 +40,9 @@ export function admissionChain(plugins: readonly Admission[]): Admission {
   return {
     async admitCreate(store, namespace, obj) {
       for (const p of plugins) await p.admitCreate?.(store, namespace, obj);
+    },
+    async admitUpdate(store, namespace, obj, old) {
+      for (const p of plugins) await p.admitUpdate?.(store, namespace, obj, old);
     },
     async validateCreate(store, namespace, obj, opts) {
       for (const p of plugins) await p.validateCreate?.(store, namespace, obj, opts);
@@ -156,10 +161,11 @@ export class ResourceStore {
   private readonly properties: Properties;
   readonly gates: FeatureGates;
   /**
-   * Set while a garbage collector runs (upstream EnableGarbageCollection): only then does a delete
-   * add the `orphan` / `foregroundDeletion` finalizers, which nothing else would ever remove.
+   * Upstream's EnableGarbageCollection (kube-apiserver --enable-garbage-collector, default true): a
+   * delete adds the `orphan` / `foregroundDeletion` finalizers the options ask for, for a garbage
+   * collector (a controller manager's, an API client) to act on. Off: deletes ignore propagation.
    */
-  garbageCollection = false;
+  garbageCollection = true;
 
   constructor(opts: StoreOptions) {
     this.strategy = resolveStrategy(opts.strategy);
@@ -247,13 +253,14 @@ export class ResourceStore {
 
   /**
    * PUT. With metadata.resourceVersion the write is conditional on it (409 otherwise); without it
-   * (when the strategy allows) it overwrites whatever is stored. `status` selects the subresource.
+   * (when the strategy allows) it overwrites whatever is stored. `status` and `finalize` select
+   * those subresources (`finalize`: strategies with finalizeSubresource).
    */
   async update(
     namespace: string,
     name: string,
     body: Record<string, unknown>,
-    opts: { subresource?: 'status'; dryRun?: boolean; owner?: FieldOwner } = {},
+    opts: { subresource?: 'status' | 'finalize'; dryRun?: boolean; owner?: FieldOwner } = {},
   ): Promise<WriteResult & { created: boolean }> {
     const s = this.strategy;
     const { obj, unknownFields } = this.normalizeBody(body);
@@ -290,12 +297,13 @@ export class ResourceStore {
       }
       if (requestedRV !== 0 && requestedRV !== current.modRevision) throw conflict(s.groupResource, name);
       const old = this.decode(current);
+      if (!opts.subresource) await this.admission?.admitUpdate?.(this, namespace, obj, old);
       // Gated fields go before defaulting, and stay when the stored object already uses them.
       s.dropDisabledFields?.(obj, old, this.gates);
       s.defaults?.(obj, this.gates);
       const statusOnly = opts.subresource === 'status';
       const next = statusOnly ? this.statusUpdate(obj, old) : obj;
-      this.prepareUpdate(next, old, statusOnly);
+      this.prepareUpdate(next, old, statusOnly, opts.subresource === 'finalize');
       // managedFields: kept across writes, this write recorded for its manager (managed-fields.ts).
       recordWrite(s, old, next, opts.owner, opts.subresource);
 
@@ -524,7 +532,7 @@ export class ResourceStore {
   }
 
   /** Upstream rest.BeforeUpdate: server-owned metadata is carried over from the stored object. */
-  private prepareUpdate(next: ApiObject, old: ApiObject, statusOnly: boolean): void {
+  private prepareUpdate(next: ApiObject, old: ApiObject, statusOnly: boolean, finalize = false): void {
     const s = this.strategy;
     const meta = next.metadata;
     const o = old.metadata;
@@ -544,7 +552,8 @@ export class ResourceStore {
       if (old['status'] === undefined) delete next['status'];
       else next['status'] = old['status'];
     }
-    s.prepareForUpdate?.(next, old);
+    // Upstream's finalize strategy keeps only status: what prepareForUpdate protects may change.
+    if (!finalize) s.prepareForUpdate?.(next, old);
   }
 
   /** PUT .../status: everything but status comes from the stored object. */

@@ -6,6 +6,7 @@ import type { StatusError } from './errors.js';
 import type { Properties } from './schema.js';
 import type { FeatureGates } from '../features.js';
 import type { FieldSelectorTable } from './selectors.js';
+import type { Registry } from './registry.js';
 
 export interface ObjectMeta {
   name?: string;
@@ -54,6 +55,31 @@ export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'd
 
 export const ALL_VERBS: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
+/** A create that acts rather than stores (a create-only subresource, or a `notStored` kind's own answer). */
+export interface ActionRequest {
+  readonly registry: Registry;
+  readonly namespace: string;
+  /** The object's name from the URL; undefined for a collection create (the legacy `bindings`). */
+  readonly name?: string;
+  /** The decoded body: its apiVersion and kind already checked, nothing else. */
+  readonly body: Record<string, unknown>;
+  /** dryRun=All on the query. */
+  readonly dryRun: boolean;
+}
+
+/**
+ * A subresource answering POST only, with a body of its own kind (upstream's create-only subresource
+ * storages: pods/binding, pods/eviction). The handler checks the body's apiVersion and kind against
+ * `body`, applies fieldValidation with its schema, and answers 201 with what `create` returns.
+ */
+export interface CreateSubresource {
+  /** The body's kind: identity and schema (discovery and OpenAPI name it). */
+  readonly body: ResourceStrategy;
+  /** apiVersions a body may name besides its kind's own (policy/v1beta1 for Evictions). */
+  readonly otherVersions?: readonly string[];
+  create(req: ActionRequest): Promise<unknown>;
+}
+
 export interface ResourceStrategy {
   /** API group; '' for the core group served under /api/v1. */
   readonly group: string;
@@ -77,6 +103,18 @@ export interface ResourceStrategy {
    * written. Such a kind should allow `create` only.
    */
   readonly notStored?: boolean;
+  /**
+   * A `notStored` kind that answers its creates itself (upstream's legacy `bindings`), rather than
+   * through the handler's reviews. Gets the body as sent (type meta checked); the answer is sent 201.
+   */
+  readonly answerCreate?: (req: ActionRequest) => Promise<unknown>;
+  /** Create-only subresources beside `status`, by name (`binding` serves `pods/{name}/binding`). */
+  readonly subresources?: Readonly<Record<string, CreateSubresource>>;
+  /**
+   * Serves `<name>/finalize`, PUT only (upstream's namespaces/finalize): an update of the object in
+   * which `prepareForUpdate` is not applied (so spec.finalizers may change) and status stays.
+   */
+  readonly finalizeSubresource?: boolean;
   /** Top-level fields besides apiVersion, kind and metadata. */
   readonly schema: Properties;
   /**

@@ -18,6 +18,12 @@ export interface ApiClientOptions {
   userAgent?: string;
 }
 
+/** Where a client reports each request (a component's rest_client_* metrics, as client-go does). */
+export interface RequestMetrics {
+  /** `code`: the HTTP status, or `<error>` when no answer came; `seconds`: until the answer's headers. */
+  observe(verb: string, host: string, code: string, seconds: number): void;
+}
+
 export interface Status {
   kind?: string;
   apiVersion?: string;
@@ -80,6 +86,8 @@ export class ApiClient {
   private readonly timeoutMs: number;
   private readonly userAgent: string;
   private closed = false;
+  /** Set by the component serving this client's metrics (reference/components/component-server.ts). */
+  metrics: RequestMetrics | undefined;
 
   constructor(private readonly opts: ApiClientOptions) {
     let base: URL;
@@ -136,7 +144,8 @@ export class ApiClient {
   patchStatus<T = any>(path: string, patch: unknown, type: PatchType = 'merge'): Promise<T> {
     return this.request('PATCH', `${path}/status`, patch, PATCH_CONTENT_TYPE[type]);
   }
-  delete<T = any>(path: string, options?: { gracePeriodSeconds?: number; preconditions?: { uid?: string; resourceVersion?: string } }): Promise<T> {
+  /** DELETE of an object, or of a collection (then `path` is the collection's). */
+  delete<T = any>(path: string, options?: { gracePeriodSeconds?: number; preconditions?: { uid?: string; resourceVersion?: string }; propagationPolicy?: 'Orphan' | 'Background' | 'Foreground' }): Promise<T> {
     return this.request('DELETE', path, options ? { kind: 'DeleteOptions', apiVersion: 'v1', ...options } : undefined);
   }
   list<T = any>(collectionPath: string, q: { labelSelector?: string; fieldSelector?: string } = {}): Promise<{ metadata: { resourceVersion: string }; items: T[] }> {
@@ -231,6 +240,11 @@ export class ApiClient {
     };
   }
 
+  /** True once close() was called: requests still in flight then fail, and callers need not report it. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   close(): void {
     this.closed = true;
     this.agent.destroy();
@@ -246,11 +260,43 @@ export class ApiClient {
         headers['content-type'] = contentType;
         headers['content-length'] = String(payload.length);
       }
-      const req = (this.https ? httpsRequest : httpRequest)(url, { method, headers, agent: this.agent }, resolve);
-      req.on('error', reject);
+      const started = performance.now();
+      const observe = (code: string) => this.metrics?.observe(method, this.base.host, code, (performance.now() - started) / 1000);
+      const req = (this.https ? httpsRequest : httpRequest)(url, { method, headers, agent: this.agent }, (res) => {
+        observe(String(res.statusCode ?? 0));
+        resolve(res);
+      });
+      req.on('error', (err) => {
+        observe('<error>');
+        reject(err);
+      });
       if (timeoutMs > 0) req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs} ms`)));
       req.end(payload);
     });
+  }
+}
+
+/**
+ * Waits until the API server's /healthz answers 200, as kube-controller-manager does before it
+ * starts its controllers (WaitForAPIServer, 10 s): components started next to their API server do
+ * not begin with a burst of failed lists. Unlike upstream it does not fail after `timeoutMs`: the
+ * informers keep retrying anyway, so it only logs.
+ */
+export async function waitForApiServer(client: ApiClient, log: (message: string, err?: unknown) => void, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      await client.request('GET', '/healthz');
+      return;
+    } catch (err) {
+      last = err;
+    }
+    if (performance.now() >= deadline) {
+      log(`the API server did not report healthy within ${timeoutMs / 1000}s; starting anyway`, last);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 500));
   }
 }
 

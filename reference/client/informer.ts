@@ -140,21 +140,46 @@ function addTo(map: Map<string, Set<string>>, v: string, k: string): void {
   s.add(k);
 }
 
-/** One informer per collection path, shared by every controller of a process (client-go SharedInformerFactory). */
+/**
+ * One informer per collection path, shared by every controller of a process (client-go
+ * SharedInformerFactory). `scope()` gives a controller a view that records which informers it asked
+ * for, so that each controller starts once its own informers have synced (upstream's
+ * WaitForCacheSync per controller), whatever happens to the others.
+ */
 export class InformerFactory {
-  private readonly informers = new Map<string, Informer<any>>();
+  private readonly requested = new Set<string>();
 
-  constructor(private readonly client: ApiClient, private readonly log: (message: string, err?: unknown) => void = () => undefined) {}
+  constructor(
+    private readonly client: ApiClient,
+    private readonly log: (message: string, err?: unknown) => void = () => undefined,
+    private readonly informers: Map<string, Informer<any>> = new Map(),
+  ) {}
 
   for<T extends KubeObject = KubeObject>(path: string): Informer<T> {
+    this.requested.add(path);
     let inf = this.informers.get(path);
     if (!inf) this.informers.set(path, (inf = new Informer<T>(this.client, path, this.log)));
     return inf as Informer<T>;
   }
 
-  /** Starts every informer asked for so far; resolves once all have synced. */
+  /** A view sharing these informers that records what its user asks for. */
+  scope(): InformerFactory {
+    return new InformerFactory(this.client, this.log, this.informers);
+  }
+
+  /** Starts every informer asked for so far (through any scope); resolves once all have synced. */
   async start(): Promise<void> {
     await Promise.all([...this.informers.values()].map((i) => i.start()));
+  }
+
+  /** Starts the informers this factory (or scope) asked for; resolves once those have synced. */
+  async synced(): Promise<void> {
+    await Promise.all([...this.requested].map((p) => this.informers.get(p)!.start()));
+  }
+
+  /** The collection paths this factory (or scope) asked for. */
+  paths(): string[] {
+    return [...this.requested];
   }
 
   stop(): void {

@@ -62,7 +62,6 @@ export class WorkQueue {
       this.timers.delete(key);
       this.add(key);
     }, ms);
-    timer.unref?.();
     (timer as unknown as { due: number }).due = due;
     this.timers.set(key, timer);
   }

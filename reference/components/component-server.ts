@@ -10,6 +10,7 @@ import { PACKAGE_VERSION } from '../package-version.js';
 import { SERVER_VERSION, versionInfo } from '../apiserver/discovery.js';
 import { processSelfSigned } from '../tls.js';
 import type { FeatureGates } from '../features.js';
+import type { RequestMetrics } from '../client/api-client.js';
 
 export interface ComponentServerOptions {
   /** As /statusz and /flagz name it, e.g. `orch-controller-manager`. */
@@ -26,6 +27,8 @@ export interface ComponentServerOptions {
   readonly healthFaults?: HealthFaults;
   /** Default: a self-signed CA and certificate for the host, as upstream without --tls-cert-file. */
   readonly tls?: { certPem: string; keyPem: string; caPem?: string };
+  /** The component's client of the API server: its requests become rest_client_* metrics here. */
+  readonly apiClient?: { metrics: RequestMetrics | undefined };
 }
 
 export interface RunningComponentServer {
@@ -37,6 +40,7 @@ export interface RunningComponentServer {
 
 export async function startComponentServer(o: ComponentServerOptions): Promise<RunningComponentServer> {
   const metrics = new ComponentMetrics({ featureGates: o.featureGates, buildInfo: buildInfo() });
+  if (o.apiClient) o.apiClient.metrics = restClientMetrics(metrics);
   const ping = namedCheck('ping', () => undefined);
   const log = namedCheck('log', () => {
     if (!process.stderr.writable) throw new Error('the log (standard error) is not writable');
@@ -55,10 +59,18 @@ export async function startComponentServer(o: ComponentServerOptions): Promise<R
     minimumCompatibilityVersion: `${SERVER_VERSION.major}.${minor - 1}`,
     metrics: { handle: (req, res) => metrics.serve(req, res) },
     healthFaults: o.healthFaults,
+    otherPaths: ['/version'],
   });
   const tls = o.tls ?? processSelfSigned(o.host);
   const server: Server = createServer({ cert: tls.certPem, key: tls.keyPem, keepAliveTimeout: 5000 }, (req, res) => {
     const url = new URL(req.url ?? '/', 'https://component');
+    // /version: among spec 002 §4's essential read-only paths, on every component.
+    if (url.pathname === '/version' && (req.method === 'GET' || req.method === 'HEAD')) {
+      const body = `${JSON.stringify(versionInfo(), null, 2)}\n`;
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });
+      res.end(req.method === 'HEAD' ? undefined : body);
+      return;
+    }
     endpoints.handle(req, res, url.pathname, url.searchParams).then((served) => {
       if (served) return;
       const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `the server could not find the requested resource (${url.pathname})`, reason: 'NotFound', details: {}, code: 404 });
@@ -86,6 +98,26 @@ export async function startComponentServer(o: ComponentServerOptions): Promise<R
       server.close(() => resolve());
       server.closeAllConnections();
     }),
+  };
+}
+
+/**
+ * client-go's request metrics (rest_client_request_duration_seconds, rest_client_requests_total):
+ * what every component that is a client of the API server exposes, histograms included.
+ */
+export function restClientMetrics(m: ComponentMetrics): RequestMetrics {
+  const latency = m.histogram({
+    name: 'rest_client_request_duration_seconds',
+    help: '[ALPHA] Request latency in seconds. Broken down by verb, and host.',
+    labelNames: ['verb', 'host'],
+    buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60],
+  });
+  const requests = m.counter({ name: 'rest_client_requests_total', help: '[ALPHA] Number of HTTP requests, partitioned by status code, method, and host.', labelNames: ['code', 'method', 'host'] });
+  return {
+    observe: (verb, host, code, seconds) => {
+      requests.inc({ code, method: verb, host });
+      if (code !== '<error>') latency.observe({ verb, host }, seconds);
+    },
   };
 }
 

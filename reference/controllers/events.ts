@@ -1,6 +1,6 @@
 // Events (events.orch.io/v1, spec 000 §2.7) a controller records about the objects it acts on, as
 // upstream's event recorder: best effort, never failing the caller.
-import type { ApiClient } from '../client/api-client.js';
+import { ApiError, type ApiClient } from '../client/api-client.js';
 import type { KubeObject } from '../client/informer.js';
 
 export interface EventRecorder {
@@ -35,7 +35,11 @@ export function eventRecorder(client: ApiClient, reportingController: string, re
           resourceVersion: regarding.metadata.resourceVersion,
         },
       };
-      client.create(`/apis/events.orch.io/v1/namespaces/${ns}/events`, ev).catch((err) => log(`event ${reason} on ${name} not recorded`, err));
+      client.create(`/apis/events.orch.io/v1/namespaces/${ns}/events`, ev).catch((err) => {
+        // Best effort; after the component closed its client, a failed event is expected, not news.
+        // A namespace being deleted (403) or gone (404) takes its events with it: nothing to report.
+        if (!client.isClosed && !(err instanceof ApiError && (err.status === 403 || err.status === 404))) log(`event ${reason} on ${name} not recorded`, err);
+      });
     },
   };
 }

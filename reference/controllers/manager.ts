@@ -2,8 +2,9 @@
 // client of the API server it is pointed at (any API server: `orch-conformance controller-manager
 // --kubeconfig`), sharing informers, with its own HTTPS port for spec 002's endpoints
 // (`orch-controller-manager`). `serve` runs one next to its API server.
-import { ApiClient } from '../client/api-client.js';
+import { ApiClient, isConflict, waitForApiServer } from '../client/api-client.js';
 import { InformerFactory } from '../client/informer.js';
+import { DiscoveryCache } from '../client/discovery.js';
 import type { QueueMetrics } from '../client/workqueue.js';
 import { FeatureGates } from '../features.js';
 import { namedCheck } from '../observability/health.js';
@@ -32,7 +33,7 @@ export interface ControllerManagerOptions {
   readonly settings?: Partial<ControllerSettings>;
   readonly featureGates?: FeatureGates;
   /** Where the HTTPS endpoints listen; `false`: none (in-process tests). Default 127.0.0.1, ephemeral port. */
-  readonly serve?: { readonly host?: string; readonly port?: number } | false;
+  readonly serve?: { readonly host?: string; readonly port?: number; readonly tls?: { certPem: string; keyPem: string; caPem?: string } } | false;
   /** As /flagz shows them. */
   readonly flags?: Readonly<Record<string, string>>;
   readonly healthFaults?: HealthFaults;
@@ -78,42 +79,89 @@ export async function startControllerManager(o: ControllerManagerOptions): Promi
     name: CONTROLLER_MANAGER_COMPONENT,
     host: o.serve?.host,
     port: o.serve?.port,
+    tls: o.serve?.tls,
     featureGates: gates,
     flags: o.flags ?? { controllers: (o.controllers ?? ['*']).join(','), 'node-monitor-grace-period': `${settings.nodeMonitorGracePeriodMs / 1000}s` },
     config: { componentconfig: { controllers: selected.map((d) => d.name), ...settingsConfig(settings), featureGates: gates.all() } },
+    apiClient: client,
     readyChecks: [namedCheck('informer-sync', () => { if (!synced) throw new Error('informers have not synced yet'); })],
     healthFaults: o.healthFaults,
   });
   const queueMetrics = server ? workqueueMetrics(server.metrics) : undefined;
   const controllers: Controller[] = [];
+  const started: Array<Promise<void>> = [];
+  let stopped = false;
   try {
-    for (const d of selected) {
-      controllers.push(d.make({
-        client, informers, settings, gates, queueMetrics, breaks: o.breaks ?? new Set(),
+    await waitForApiServer(client, log);
+    const served = await servedApis(client, selected, log);
+    for (const d of selected.filter(served)) {
+      const scope = informers.scope();
+      const c = d.make({
+        client, informers: scope, settings, gates, queueMetrics, breaks: o.breaks ?? new Set(),
         events: eventRecorder(client, d.name, `${CONTROLLER_MANAGER_COMPONENT}-${process.pid}`, log),
-        log: (m, e) => log(`${d.name}: ${m}`, e),
+        // A conflict is optimistic concurrency at work: the key is retried on a fresh read.
+        log: (m, e) => { if (!isConflict(e)) log(`${d.name}: ${m}`, e); },
+      });
+      controllers.push(c);
+      // Each controller starts once its own informers have synced, so one resource that cannot be
+      // listed (a corrupt object, say) holds back only the controllers that need it. Some start
+      // further informers from discovery once running (Controller.synced).
+      started.push(scope.synced().then(() => {
+        if (stopped) return;
+        c.run();
+        return c.synced?.();
       }));
     }
-    await informers.start();
   } catch (err) {
     informers.stop();
     client.close();
     await server?.close();
     throw err;
   }
-  synced = true;
-  for (const c of controllers) c.run();
+  const all = Promise.all(started).then(() => { synced = true; });
+  all.catch((err) => log('a controller failed to start', err));
+  // Callers (serve, tests) get a working manager when it returns; a slow informer only delays
+  // readiness (readyz informer-sync), as upstream's WaitForCacheSync does per controller.
+  await syncedWithin(all, CONTROLLER_SYNC_TIMEOUT_MS, log);
   let closing: Promise<void> | undefined;
   return {
     url: server?.url,
     caPem: server?.caPem,
     controllers: controllers.map((c) => c.name),
     close: () => (closing ??= (async () => {
+      stopped = true;
       for (const c of controllers) c.stop();
       informers.stop();
       client.close();
       await server?.close();
     })()),
+  };
+}
+
+/** How long startControllerManager waits for controllers' own informers (Controller.synced). */
+const CONTROLLER_SYNC_TIMEOUT_MS = 10_000;
+
+async function syncedWithin(all: Promise<void>, ms: number, log: (message: string, err?: unknown) => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((r) => { timer = setTimeout(() => r('late'), ms); });
+  const done = all.then(() => 'synced' as const, () => 'synced' as const);
+  if ((await Promise.race([done, late])) === 'late') log(`controllers' informers did not sync within ${ms / 1000}s; the others run, and readyz reports informer-sync until they do`);
+  clearTimeout(timer);
+}
+
+/** A filter of the definitions whose required APIs the server serves; the others are logged and left out. */
+async function servedApis(client: ApiClient, defs: readonly ControllerDefinition[], log: (message: string, err?: unknown) => void): Promise<(d: ControllerDefinition) => boolean> {
+  if (!defs.some((d) => d.requires?.length)) return () => true;
+  const discovery = new DiscoveryCache(client);
+  const served = await discovery.all().catch((err) => {
+    log('discovery failed; starting every controller', err);
+    return undefined;
+  });
+  if (!served) return () => true;
+  return (d) => {
+    const missing = (d.requires ?? []).filter((r) => !served.some((s) => s.group === r.group && s.resource === r.resource));
+    if (missing.length) log(`${d.name} not started: the API server does not serve ${missing.map((r) => `${r.group || 'core'}/${r.resource}`).join(', ')}`);
+    return missing.length === 0;
   };
 }
 
@@ -123,6 +171,10 @@ function settingsConfig(s: ControllerSettings): Record<string, unknown> {
     nodeMonitorPeriod: d(s.nodeMonitorPeriodMs),
     nodeMonitorGracePeriod: d(s.nodeMonitorGracePeriodMs),
     nodeStartupGracePeriod: d(s.nodeStartupGracePeriodMs),
+    nodeEvictionRate: s.nodeEvictionRate,
+    secondaryNodeEvictionRate: s.secondaryNodeEvictionRate,
+    largeClusterSizeThreshold: s.largeClusterSizeThreshold,
+    unhealthyZoneThreshold: s.unhealthyZoneThreshold,
     resourceQuotaSyncPeriod: d(s.resourceQuotaSyncPeriodMs),
     concurrentResourceQuotaSyncs: s.concurrentResourceQuotaSyncs,
   };

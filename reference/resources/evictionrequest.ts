@@ -1,7 +1,7 @@
 // EvictionRequest, lifecycle.orch.io/v1alpha1 (spec §2.5, §8). Rules follow upstream
 // pkg/apis/lifecycle (validation.go and the declarative tags of the v1alpha1 types), with the spec's
 // field name `requester` (upstream: requesterName). The eviction-request controller that turns
-// requests into Evictions is not part of the reference yet.
+// requests into Evictions (eviction.ts) is reference/controllers/evictionrequest/.
 import {
   FieldPath,
   deepEqual,

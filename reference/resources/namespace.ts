@@ -1,14 +1,14 @@
-// Namespace, core v1: the strategy, the lifecycle admission that guards namespaced creates, and a
-// small in-process namespace controller that empties a deleted namespace and then lets it go —
-// the same division of work as upstream (strategy + NamespaceLifecycle + namespace controller).
+// Namespace, core v1: the strategy (with upstream's `finalize` subresource) and the lifecycle
+// admission that guards namespaced creates. The namespace controller, which empties a deleted
+// namespace and then removes the `kubernetes` finalizer through `finalize`, is a client of the API
+// in the controller manager (reference/controllers/namespace.ts), the same division of work as
+// upstream (strategy + NamespaceLifecycle in the API server, namespace controller outside).
 import { forbidden, notFound, StatusError } from '../apiserver/errors.js';
 import { fieldErrors, isQualifiedName, nameIsDNSLabel, path, type FieldError } from '../apiserver/field-errors.js';
-import type { Registry } from '../apiserver/registry.js';
 import { t } from '../apiserver/schema.js';
 import type { Admission, ResourceStore } from '../apiserver/store.js';
 import { defineStrategy, type ApiObject } from '../apiserver/strategy.js';
 import { fieldAt } from '../apiserver/selectors.js';
-import type { Storage, WatchHandle } from '../storage/types.js';
 
 /** The spec finalizer the namespace controller removes once the namespace is empty. */
 export const FINALIZER_KUBERNETES = 'kubernetes';
@@ -34,6 +34,8 @@ export const namespaceStrategy = defineStrategy({
   // Upstream: metadata.name and status.phase (not metadata.namespace).
   fieldSelectors: { 'status.phase': fieldAt('status.phase') },
   hasStatus: true,
+  // PUT namespaces/{name}/finalize: the only way spec.finalizers changes (the namespace controller).
+  finalizeSubresource: true,
   deleteResponse: 'object',
   validateName: nameIsDNSLabel,
   // Upstream core/v1: status.conditions merge on type; spec.finalizers has no strategy.
@@ -62,7 +64,7 @@ export const namespaceStrategy = defineStrategy({
   },
 
   prepareForUpdate(o: ApiObject, oldObj: ApiObject): void {
-    // Spec finalizers change only through finalization (the controller), as upstream.
+    // Spec finalizers change only through `finalize` (the namespace controller), as upstream.
     const ns = o as Namespace;
     const old = oldObj as Namespace;
     if (old.spec === undefined) delete ns.spec;
@@ -118,107 +120,5 @@ export class NamespaceLifecycle implements Admission {
         [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
       );
     }
-  }
-}
-
-/**
- * Watches namespaces; once one is marked for deletion it deletes everything stored in it, and when
- * nothing is left removes the `kubernetes` spec finalizer so the namespace itself goes away.
- */
-export class NamespaceController {
-  private handle: WatchHandle | undefined;
-  private readonly running = new Set<string>();
-  private readonly again = new Set<string>();
-  private readonly retries = new Map<string, NodeJS.Timeout>();
-  private stopped = false;
-
-  constructor(
-    private readonly registry: Registry,
-    private readonly storage: Storage,
-    private readonly retryMs = 200,
-    private readonly log: (msg: string, err?: unknown) => void = () => {},
-  ) {}
-
-  async start(): Promise<void> {
-    const nsStore = this.registry.byGroupResource('', 'namespaces');
-    if (!nsStore) return;
-    const listed = await this.storage.list(nsStore.keyPrefix());
-    for (const kv of listed.items) this.consider(nsStore.decode(kv));
-    this.handle = await this.storage.watch(nsStore.keyPrefix(), listed.revision, {
-      onEvent: (ev) => {
-        if (ev.type !== 'DELETED' && ev.value) this.consider(nsStore.decode({ ...ev, value: ev.value, createRevision: 0, modRevision: ev.revision }));
-      },
-      onClose: () => {},
-    });
-  }
-
-  stop(): void {
-    this.stopped = true;
-    this.handle?.stop();
-    for (const timer of this.retries.values()) clearTimeout(timer);
-    this.retries.clear();
-  }
-
-  private consider(ns: ApiObject): void {
-    if (ns.metadata.deletionTimestamp && ns.metadata.name) this.enqueue(ns.metadata.name);
-  }
-
-  private enqueue(name: string): void {
-    if (this.stopped) return;
-    if (this.running.has(name)) {
-      this.again.add(name);
-      return;
-    }
-    this.running.add(name);
-    // Off the caller's stack: the triggering write (and its HTTP response) finishes first.
-    setImmediate(() => {
-      this.sync(name)
-        .catch((err) => {
-          if (!this.stopped) this.log(`namespace controller: syncing ${name} failed`, err);
-          return false;
-        })
-        .then((done) => {
-          this.running.delete(name);
-          if (this.again.delete(name)) this.enqueue(name);
-          else if (!done) this.retryLater(name);
-        });
-    });
-  }
-
-  private retryLater(name: string): void {
-    if (this.stopped || this.retries.has(name)) return;
-    const timer = setTimeout(() => {
-      this.retries.delete(name);
-      this.enqueue(name);
-    }, this.retryMs);
-    timer.unref();
-    this.retries.set(name, timer);
-  }
-
-  /** True when the namespace is finished with (gone, or not terminating). */
-  private async sync(name: string): Promise<boolean> {
-    if (this.stopped) return true;
-    const nsStore = this.registry.byGroupResource('', 'namespaces')!;
-    let ns: ApiObject;
-    try {
-      ns = await nsStore.get('', name);
-    } catch (err) {
-      if (err instanceof StatusError && err.code === 404) return true;
-      throw err;
-    }
-    if (!ns.metadata.deletionTimestamp) return true;
-    let remaining = 0;
-    for (const store of this.registry.stores) {
-      if (!store.strategy.namespaced) continue;
-      await store.deleteCollection(name);
-      // Objects held by finalizers stay until someone removes them; look again later.
-      remaining += (await store.list(name)).items.length;
-    }
-    if (remaining > 0) return false;
-    await nsStore.guaranteedUpdate('', name, (o) => {
-      const spec = (o as Namespace).spec;
-      if (spec?.finalizers) spec.finalizers = spec.finalizers.filter((f) => f !== FINALIZER_KUBERNETES);
-    });
-    return true;
   }
 }

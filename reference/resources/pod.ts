@@ -17,6 +17,7 @@ import { t, type Schema } from '../apiserver/schema.js';
 import { defineStrategy, type ApiObject, type PatchStrategies } from '../apiserver/strategy.js';
 import { fieldAt } from '../apiserver/selectors.js';
 import { normalizeResourceList, normalizeTime, quantityMilli, resourceListSchema, validateQuantityValue, validateTime } from './node.js';
+import { POD_SUBRESOURCES } from './pod-subresources.js';
 
 export const POD_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] as const;
 export const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'] as const;
@@ -175,8 +176,11 @@ const podSpecSchema: Schema = t.object({
   resourceClaims: t.array(t.any()),
   resources: t.any(),
   hostnameOverride: t.string(),
-  /** The PodGroup the pod belongs to (spec 000 §2.5: pods with spec.schedulingGroup set). */
-  schedulingGroup: t.string(),
+  /**
+   * The PodGroup the pod belongs to (spec 000 §2.5: pods with spec.schedulingGroup set; upstream 1.37
+   * PodSchedulingGroup `{podGroupName}`, immutable).
+   */
+  schedulingGroup: t.object({ podGroupName: t.string() }),
 });
 
 const podStatusSchema: Schema = t.object({
@@ -252,7 +256,7 @@ interface PodSpec {
   enableServiceLinks?: boolean;
   tolerations?: Toleration[];
   schedulingGates?: Array<{ name?: string }>;
-  schedulingGroup?: string;
+  schedulingGroup?: { podGroupName?: string };
 }
 
 interface Pod extends ApiObject {
@@ -404,7 +408,10 @@ function validatePodSpec(spec: PodSpec, errs: FieldError[]): void {
   }
   if (spec.nodeName) for (const m of isDNS1123Subdomain(spec.nodeName)) errs.push(fieldErrors.invalid(at.child('nodeName'), spec.nodeName, m));
   if (spec.schedulingGroup) {
-    for (const m of isDNS1123Subdomain(spec.schedulingGroup)) errs.push(fieldErrors.invalid(at.child('schedulingGroup'), spec.schedulingGroup, m));
+    const gAt = at.child('schedulingGroup').child('podGroupName');
+    const name = spec.schedulingGroup.podGroupName ?? '';
+    if (!name) errs.push(fieldErrors.required(gAt));
+    else for (const m of isDNS1123Subdomain(name)) errs.push(fieldErrors.invalid(gAt, name, m));
   }
   (spec.tolerations ?? []).forEach((tol, i) => {
     const tAt = at.child('tolerations').index(i);
@@ -456,6 +463,8 @@ export const podStrategy = defineStrategy({
     'status.nominatedNodeName': fieldAt('status.nominatedNodeName'),
   },
   hasStatus: true,
+  // pods/binding and pods/eviction (pod-subresources.ts).
+  subresources: POD_SUBRESOURCES,
   // Upstream's pod registry sets ReturnDeletedObject. (No graceful deletion here: a delete is immediate.)
   deleteResponse: 'object',
   schema: { spec: podSpecSchema, status: podStatusSchema },
@@ -524,6 +533,10 @@ export const podStrategy = defineStrategy({
     } else if (old.activeDeadlineSeconds !== undefined) {
       errs.push(fieldErrors.invalid(at.child('activeDeadlineSeconds'), null, 'must not update from a positive integer to nil value'));
     }
+    // Upstream ValidateImmutableField on spec.schedulingGroup, reported on its own (not as a spec change).
+    if (!deepEqual(spec.schedulingGroup, old.schedulingGroup)) {
+      errs.push(fieldErrors.invalid(at.child('schedulingGroup'), spec.schedulingGroup ?? null, 'field is immutable'));
+    }
     // Everything else of the spec is frozen: compare with the mutable fields taken from the old spec.
     const munged = clone(spec);
     const sameImages = (cur: Container[] | undefined, was: Container[] | undefined): void => {
@@ -541,6 +554,7 @@ export const podStrategy = defineStrategy({
     };
     take('activeDeadlineSeconds');
     take('terminationGracePeriodSeconds');
+    take('schedulingGroup');
     const oldTolerations = old.tolerations ?? [];
     if (oldTolerations.every((ot) => (munged.tolerations ?? []).some((nt) => deepEqual(nt, ot)))) take('tolerations');
     const oldGates = old.schedulingGates ?? [];

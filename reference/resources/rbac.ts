@@ -3,7 +3,6 @@
 // rest follows upstream pkg/apis/rbac/validation and the v1 defaults (messages byte for byte).
 // Names are path segment names (upstream ValidateRBACName): `system:controller:x` is fine, `a/b` is not.
 import {
-  deepEqual,
   fieldErrors,
   isDNS1123Subdomain,
   isValidLabelValue,
@@ -14,10 +13,8 @@ import {
   type FieldPath,
   type NameValidator,
 } from '../apiserver/field-errors.js';
-import type { Registry } from '../apiserver/registry.js';
 import { t, type Schema } from '../apiserver/schema.js';
 import { defineStrategy, type ApiObject } from '../apiserver/strategy.js';
-import type { Storage, WatchHandle } from '../storage/types.js';
 
 export const RBAC_GROUP = 'rbac.authorization.orch.io';
 export const SUBJECT_KINDS = ['ServiceAccount', 'User', 'Group'] as const;
@@ -290,76 +287,3 @@ export const roleBindingStrategy = defineStrategy({
 });
 
 export const RBAC_STRATEGIES = [clusterRoleStrategy, clusterRoleBindingStrategy, roleStrategy, roleBindingStrategy] as const;
-
-/**
- * The cluster role aggregation controller (spec 000 §2.8, upstream ClusterRoleAggregationController):
- * a ClusterRole with an aggregationRule gets as rules the union of the rules of every other
- * ClusterRole that one of its selectors matches (in name order, without repeats); a direct change
- * to its rules is overwritten. Any ClusterRole change triggers a resync of every aggregated role.
- * Start it next to the namespace controller: `new ClusterRoleAggregationController(registry, storage).start()`.
- */
-export class ClusterRoleAggregationController {
-  private handle: WatchHandle | undefined;
-  private pending = false;
-  private running: Promise<void> | undefined;
-  private stopped = false;
-
-  constructor(
-    private readonly registry: Registry,
-    private readonly storage: Storage,
-    private readonly log: (msg: string, err?: unknown) => void = () => {},
-  ) {}
-
-  async start(): Promise<void> {
-    const store = this.registry.byGroupResource(RBAC_GROUP, 'clusterroles');
-    if (!store) return;
-    const listed = await this.storage.list(store.keyPrefix());
-    this.handle = await this.storage.watch(store.keyPrefix(), listed.revision, { onEvent: () => this.enqueue(), onClose: () => {} });
-    this.enqueue();
-  }
-
-  stop(): void {
-    this.stopped = true;
-    this.handle?.stop();
-  }
-
-  /** Resolves once no resync is queued or running (for tests). */
-  async idle(): Promise<void> {
-    while (this.running || this.pending) await (this.running ?? new Promise((r) => setImmediate(r)));
-  }
-
-  private enqueue(): void {
-    if (this.stopped) return;
-    this.pending = true;
-    if (this.running) return;
-    this.running = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(async () => {
-        while (this.pending && !this.stopped) {
-          this.pending = false;
-          await this.sync().catch((err) => { if (!this.stopped) this.log('cluster role aggregation failed', err); });
-        }
-      })
-      .finally(() => { this.running = undefined; });
-  }
-
-  private async sync(): Promise<void> {
-    const store = this.registry.byGroupResource(RBAC_GROUP, 'clusterroles');
-    if (!store) return;
-    const roles = ((await store.list(undefined)).items as ClusterRole[]).sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
-    for (const role of roles) {
-      const selectors = role.aggregationRule?.clusterRoleSelectors;
-      if (!selectors || role.metadata.deletionTimestamp) continue;
-      const rules: PolicyRule[] = [];
-      for (const other of roles) {
-        if (other.metadata.name === role.metadata.name) continue;
-        if (!selectors.some((sel) => selectorMatches(sel, other.metadata.labels))) continue;
-        for (const rule of other.rules ?? []) if (!rules.some((r) => deepEqual(r, rule))) rules.push(rule);
-      }
-      if (deepEqual(role.rules ?? [], rules)) continue;
-      await store.guaranteedUpdate('', role.metadata.name!, (o) => {
-        if (rules.length) (o as ClusterRole).rules = rules;
-        else delete (o as ClusterRole).rules;
-      });
-    }
-  }
-}

@@ -2,8 +2,9 @@
 // upstream pkg/apis/core/validation (ValidateResourceQuota*, validateResourceQuotaScopes,
 // validateScopedResourceSelectorRequirement) and pkg/apis/core/helper, including upstream's field
 // paths (scope selector errors name `matchExpressions` without an index). Quantities are parsed and
-// written back as upstream does (reference/apiserver/quantity.ts). The quota controller that fills
-// status.used is not part of the reference: status is whatever the status subresource was given.
+// written back as upstream does (reference/apiserver/quantity.ts). The quota controller
+// (controllers/resourcequota.ts) fills status, and the quota admission (admission/resource-quota.ts)
+// enforces it.
 import { FieldPath, fieldErrors, isQualifiedName, path, type FieldError } from '../apiserver/field-errors.js';
 import { parseQuantityJSON } from '../apiserver/quantity.js';
 import { t } from '../apiserver/schema.js';

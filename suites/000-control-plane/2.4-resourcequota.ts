@@ -1,9 +1,15 @@
 // Spec 000 §2.4 ResourceQuota: spec.hard, spec.scopes, spec.scopeSelector and its requirements, and
 // status.hard/status.used (written through the status subresource). Quantity syntax, resource names
-// and scope combinations follow upstream validation (ground truth). Not checked here: which objects a
-// quota matches and tracks (that needs a quota controller), and that strategic merge patch replaces
-// `values` (strategic merge patch comes later).
+// and scope combinations follow upstream validation (ground truth). Which objects a quota matches and
+// tracks, as the quota controller and admission see it, is checked in 2.4-quota-usage.ts; that
+// strategic merge patch replaces `values`, in 4.2-patch.ts.
+//
+// Every case works in a namespace of its own: a quota's limits (and a status.hard a case writes,
+// which the admission enforces) apply to every create in its namespace, and must not refuse other
+// cases' pods. A quota controller writes the status of each new quota, so status writes read the
+// quota afresh and are made again on a conflict.
 import { defineCase, type Case, type CaseContext } from '../case.js';
+import type { ApiResponse } from '../../runner/client.js';
 import { expectCode, expectEqual, expectObject, expectTrue, show, SUCCESS } from '../verify.js';
 import { itemPath, kindCommon, postObject } from './kinds.js';
 import { RESOURCE_QUOTA as RQ } from './kinds-quota-events.js';
@@ -28,6 +34,30 @@ const selectorSpec = (req: Record<string, unknown>, hard: Record<string, unknown
 const hardFor = (scope: string) => (scope === 'VolumeAttributesClass' ? { persistentvolumeclaims: '5' } : { pods: '5' });
 const SCOPES = ['BestEffort', 'CrossNamespacePodAffinity', 'NotBestEffort', 'NotTerminating', 'PriorityClass', 'Terminating', 'VolumeAttributesClass'];
 
+/** The case, run with a namespace of its own (created, labelled and tracked) as `ctx.namespace`. */
+function inOwnNamespace(c: Case): Case {
+  return {
+    ...c,
+    impact: 'cluster-scoped',
+    async run(ctx) {
+      const ns = ctx.uniqueName('rq');
+      ctx.track(`/api/v1/namespaces/${ns}`);
+      expectObject(await ctx.api.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { ...ctx.labels } } }), SUCCESS.create, 'Namespace', 'creating a namespace of the case\'s own');
+      await c.run({ ...ctx, namespace: ns });
+    },
+  };
+}
+
+/** PUTs the quota (or its /status) as read afresh with `edit` applied, again on a conflict: a quota controller writes status too. */
+async function putFresh(ctx: CaseContext, obj: any, edit: (o: any) => void, status = false): Promise<ApiResponse> {
+  for (let attempt = 1; ; attempt++) {
+    const next = clone(await readBack(ctx, RQ, obj, 'reading the quota before the PUT'));
+    edit(next);
+    const res = await putObject(ctx, RQ, next, status);
+    if (res.status !== 409 || attempt >= 5) return res;
+  }
+}
+
 /** A quantity as a server writes it back (plain or decimal number, optional SI or binary suffix). */
 const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
 
@@ -47,7 +77,7 @@ function expectQuotaStatus(status: any, written: { hard: Record<string, string> 
   }
 }
 
-export const resourceQuotaCases: Case[] = [
+export const resourceQuotaCases: Case[] = ([
   defineCase({
     ...must,
     id: 'api.resourcequota.scope.namespaced',
@@ -80,12 +110,17 @@ export const resourceQuotaCases: Case[] = [
     title: 'ResourceQuota has a status subresource: .../{name}/status reads and replaces status',
     requirements: ['000-4.1-resourcequota-status-subresource'],
     async run(ctx) {
-      const o = await createWith(ctx, RQ, () => {}, 'creating a valid ResourceQuota');
+      const o = await createWith(ctx, RQ, (b) => { b.spec = { hard: { pods: '10' } }; }, 'creating a quota of 10 pods');
       const path = `${itemPath(RQ, ctx.namespace, o.metadata.name)}/status`;
-      const got = expectObject(await ctx.api.get(path), [200], RQ.kind, 'GET .../status');
       const status = { hard: { pods: '10' }, used: { pods: '1' } };
-      const put = expectObject(await ctx.api.put(path, { ...got, status }), SUCCESS.replace, RQ.kind, 'PUT .../status');
-      expectQuotaStatus(put.status, status, 'status after PUT .../status');
+      for (let attempt = 1; ; attempt++) {
+        const got = expectObject(await ctx.api.get(path), [200], RQ.kind, 'GET .../status');
+        const res = await ctx.api.put(path, { ...got, status });
+        if (res.status === 409 && attempt < 5) continue;
+        const put = expectObject(res, SUCCESS.replace, RQ.kind, 'PUT .../status');
+        expectQuotaStatus(put.status, status, 'status after PUT .../status');
+        break;
+      }
     },
   }),
   defineCase({
@@ -229,9 +264,7 @@ export const resourceQuotaCases: Case[] = [
     requirements: ['000-2.4-spec-scopes-immutable'],
     async run(ctx) {
       const o = await createSpec(ctx, { hard: { pods: '5' }, scopes: ['NotTerminating'] }, 'creating a quota scoped NotTerminating');
-      const next = clone(o);
-      next.spec.scopes = ['Terminating'];
-      expectInvalid(await putObject(ctx, RQ, next), 'spec.scopes', 'PUT changing scopes to [Terminating]');
+      expectInvalid(await putFresh(ctx, o, (next) => { next.spec.scopes = ['Terminating']; }), 'spec.scopes', 'PUT changing scopes to [Terminating]');
       expectEqual((await readBack(ctx, RQ, o)).spec?.scopes, ['NotTerminating'], 'spec.scopes after the refused change');
     },
   }),
@@ -364,7 +397,7 @@ export const resourceQuotaCases: Case[] = [
     async run(ctx) {
       const o = await createWith(ctx, RQ, (b) => { b.spec = { hard: { pods: '10', cpu: '2' } }; }, 'creating a quota');
       const status = { hard: { pods: '10', cpu: '2' }, used: { pods: '3', cpu: '500m' } };
-      expectObject(await putObject(ctx, RQ, { ...clone(o), status }, true), SUCCESS.replace, RQ.kind, 'PUT .../status with hard and used');
+      expectObject(await putFresh(ctx, o, (next) => { next.status = status; }, true), SUCCESS.replace, RQ.kind, 'PUT .../status with hard and used');
       expectQuotaStatus((await readBack(ctx, RQ, o)).status, status, 'status read back');
     },
   }),
@@ -381,8 +414,8 @@ export const resourceQuotaCases: Case[] = [
         [{ used: { 'not a name!': '1' } }, 'status.used[not a name!]'],
       ];
       for (const [status, field] of bad) {
-        expectRejected(await putObject(ctx, RQ, { ...clone(o), status }, true), field, `PUT .../status with ${show(status)}`);
+        expectRejected(await putFresh(ctx, o, (next) => { next.status = status; }, true), field, `PUT .../status with ${show(status)}`);
       }
     },
   }),
-];
+] as Case[]).map(inOwnNamespace);

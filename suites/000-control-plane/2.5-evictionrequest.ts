@@ -1,11 +1,17 @@
-// Spec 000 §2.5 EvictionRequest (and its §8 limit): field rules of spec and status. The §3.1 state
-// transitions need the eviction-request controller and are not checked here.
+// Spec 000 §2.5 EvictionRequest (and its §8 limit): field rules of spec and status. The controller's
+// side (§3.1 and the §2.5 rules it carries) is in 3.1-eviction.ts.
+//
+// A control plane running the eviction-request controller writes the status of every request (these
+// requests name pods that do not exist, so it marks them failed soon after they are created): a
+// write here that carries the resourceVersion of an earlier read may meet 409 Conflict. Such writes
+// are retried on a fresh read, and each case checks the answer to its own write.
 import { randomUUID } from 'node:crypto';
-import { defineCase, type Case } from '../case.js';
+import { defineCase, type Case, type CaseContext } from '../case.js';
+import type { ApiResponse } from '../../runner/client.js';
 import { expectEqual, expectObject, expectStatus, SUCCESS } from '../verify.js';
-import { kindCommon, postObject } from './kinds.js';
+import { itemPath, kindCommon, postObject } from './kinds.js';
 import { EVICTION_REQUEST as ER } from './kinds-workloads.js';
-import { clone, condition, createWith, expectInvalidAt, objectWith, putObject, putStatus } from './workloads-common.js';
+import { clone, condition, createWith, expectInvalidAt, objectWith, putObject } from './workloads-common.js';
 
 const common = { ...kindCommon(ER, 'evictionrequest'), level: 'MUST' } as const;
 const should = { ...common, level: 'SHOULD' } as const;
@@ -13,6 +19,33 @@ const should = { ...common, level: 'SHOULD' } as const;
 const post = (ctx: Parameters<Case['run']>[0], edit: (spec: any) => void, hint?: string) => postObject(ctx, ER, objectWith(ctx, ER, edit, hint));
 const create = (ctx: Parameters<Case['run']>[0], what = 'creating a valid EvictionRequest', edit: (spec: any) => void = () => {}, hint?: string) =>
   createWith(ctx, ER, edit, what, hint);
+
+/**
+ * PUTs `edit` of the request (to /status when `status`): first on `o`, then, after a 409 Conflict
+ * (a controller wrote in between), on a fresh read, a few times. Gives the last answer.
+ */
+async function putFresh(ctx: CaseContext, o: any, edit: (fresh: any) => any, status = false): Promise<ApiResponse> {
+  let res = await putObject(ctx, ER, edit(clone(o)), status);
+  for (let i = 0; i < 5 && res.status === 409; i++) {
+    const fresh = await ctx.api.get(itemPath(ER, ctx.namespace, o.metadata.name));
+    if (fresh.status !== 200) break;
+    res = await putObject(ctx, ER, edit(clone(fresh.json)), status);
+  }
+  return res;
+}
+
+/**
+ * PUTs `status` to the request's /status (retrying a conflict on a fresh read). An observedGeneration
+ * already stored (by the controller) is kept unless `status` sets one: it may not be unset.
+ */
+const putStatusOf = (ctx: CaseContext, o: any, status: Record<string, unknown>) => putFresh(ctx, o, (f) => {
+  const kept = f.status?.observedGeneration !== undefined ? { observedGeneration: f.status.observedGeneration } : {};
+  return { ...f, status: { ...kept, ...status } };
+}, true);
+
+/** Writes `status` through /status and expects success; gives back the stored request. */
+const putStatus = async (ctx: CaseContext, o: any, status: Record<string, unknown>, what: string) =>
+  expectObject(await putStatusOf(ctx, o, status), SUCCESS.replace, ER.kind, what);
 
 export const evictionRequestCases: Case[] = [
   defineCase({
@@ -63,9 +96,7 @@ export const evictionRequestCases: Case[] = [
     requirements: ['000-2.5-intent-withdrawable'],
     async run(ctx) {
       const o = await create(ctx);
-      const next = clone(o);
-      next.spec.intent = 'Withdrawn';
-      const put = expectObject(await putObject(ctx, ER, next), SUCCESS.replace, 'EvictionRequest', 'PUT with intent Withdrawn');
+      const put = expectObject(await putFresh(ctx, o, (n) => { n.spec.intent = 'Withdrawn'; return n; }), SUCCESS.replace, 'EvictionRequest', 'PUT with intent Withdrawn');
       expectEqual(put.spec?.intent, 'Withdrawn', 'spec.intent after the PUT');
     },
   }),
@@ -118,9 +149,7 @@ export const evictionRequestCases: Case[] = [
     requirements: ['000-2.5-requester-immutable'],
     async run(ctx) {
       const o = await create(ctx);
-      const next = clone(o);
-      next.spec.requester = 'other.example.com/requester';
-      expectInvalidAt(await putObject(ctx, ER, next), 'spec.requester', 'PUT with another spec.requester');
+      expectInvalidAt(await putFresh(ctx, o, (n) => { n.spec.requester = 'other.example.com/requester'; return n; }), 'spec.requester', 'PUT with another spec.requester');
     },
   }),
   defineCase({
@@ -139,9 +168,8 @@ export const evictionRequestCases: Case[] = [
     requirements: ['000-2.5-target-immutable'],
     async run(ctx) {
       const o = await create(ctx);
-      const next = clone(o);
-      next.spec.target.pod = { name: 'another-pod', uid: randomUUID() };
-      expectInvalidAt(await putObject(ctx, ER, next), 'spec.target', 'PUT with another spec.target.pod');
+      const other = { name: 'another-pod', uid: randomUUID() };
+      expectInvalidAt(await putFresh(ctx, o, (n) => { n.spec.target.pod = other; return n; }), 'spec.target', 'PUT with another spec.target.pod');
     },
   }),
   defineCase({
@@ -193,9 +221,9 @@ export const evictionRequestCases: Case[] = [
     async run(ctx) {
       const o = await create(ctx);
       const conditions = (n: number) => Array.from({ length: n }, (_, i) => condition(`example.com/Condition${i}`, 'False', 'Testing'));
-      const hundred = await putStatus(ctx, ER, o, { conditions: conditions(100) }, 'PUT .../status with 100 conditions');
+      const hundred = await putStatus(ctx, o, { conditions: conditions(100) }, 'PUT .../status with 100 conditions');
       expectEqual(hundred.status?.conditions?.length, 100, 'number of stored conditions');
-      expectInvalidAt(await putObject(ctx, ER, { ...hundred, status: { conditions: conditions(101) } }, true), 'status.conditions', 'PUT .../status with 101 conditions', 'FieldValueTooMany');
+      expectInvalidAt(await putStatusOf(ctx, hundred, { conditions: conditions(101) }), 'status.conditions', 'PUT .../status with 101 conditions', 'FieldValueTooMany');
     },
   }),
   defineCase({
@@ -206,7 +234,7 @@ export const evictionRequestCases: Case[] = [
     async run(ctx) {
       const o = await create(ctx);
       const status = { conditions: [condition('Failed', 'False', 'Processing'), condition('Failed', 'True', 'Canceled')] };
-      expectInvalidAt(await putObject(ctx, ER, { ...o, status }, true), 'status.conditions[1]', 'PUT .../status with two Failed conditions', 'FieldValueDuplicate');
+      expectInvalidAt(await putStatusOf(ctx, o, status), 'status.conditions[1]', 'PUT .../status with two Failed conditions', 'FieldValueDuplicate');
     },
   }),
   defineCase({
@@ -223,7 +251,7 @@ export const evictionRequestCases: Case[] = [
         ['a type that is not a qualified name', condition('not a type!', 'False', 'Processing'), 'status.conditions[0].type'],
       ] as const;
       for (const [what, c, field] of bad) {
-        expectInvalidAt(await putObject(ctx, ER, { ...o, status: { conditions: [c] } }, true), field, `PUT .../status with a condition with ${what}`);
+        expectInvalidAt(await putStatusOf(ctx, o, { conditions: [c] }), field, `PUT .../status with a condition with ${what}`);
       }
     },
   }),
@@ -235,9 +263,9 @@ export const evictionRequestCases: Case[] = [
     async run(ctx) {
       const o = await create(ctx);
       for (const observedGeneration of [0, -1]) {
-        expectInvalidAt(await putObject(ctx, ER, { ...o, status: { observedGeneration } }, true), 'status.observedGeneration', `PUT .../status with observedGeneration ${observedGeneration}`);
+        expectInvalidAt(await putStatusOf(ctx, o, { observedGeneration }), 'status.observedGeneration', `PUT .../status with observedGeneration ${observedGeneration}`);
       }
-      const ok = await putStatus(ctx, ER, o, { observedGeneration: 1 }, 'PUT .../status with observedGeneration 1');
+      const ok = await putStatus(ctx, o, { observedGeneration: 1 }, 'PUT .../status with observedGeneration 1');
       expectEqual(ok.status?.observedGeneration, 1, 'stored status.observedGeneration');
     },
   }),
@@ -248,10 +276,10 @@ export const evictionRequestCases: Case[] = [
     requirements: ['000-2.5-observed-generation-increment-only'],
     async run(ctx) {
       const o = await create(ctx);
-      const two = await putStatus(ctx, ER, o, { observedGeneration: 2 }, 'PUT .../status with observedGeneration 2');
-      const three = await putStatus(ctx, ER, two, { observedGeneration: 3 }, 'PUT .../status raising observedGeneration to 3');
+      const two = await putStatus(ctx, o, { observedGeneration: 2 }, 'PUT .../status with observedGeneration 2');
+      const three = await putStatus(ctx, two, { observedGeneration: 3 }, 'PUT .../status raising observedGeneration to 3');
       expectEqual(three.status?.observedGeneration, 3, 'status.observedGeneration after raising it');
-      expectInvalidAt(await putObject(ctx, ER, { ...three, status: { observedGeneration: 2 } }, true), 'status.observedGeneration', 'PUT .../status lowering observedGeneration from 3 to 2');
+      expectInvalidAt(await putStatusOf(ctx, three, { observedGeneration: 2 }), 'status.observedGeneration', 'PUT .../status lowering observedGeneration from 3 to 2');
     },
   }),
   defineCase({

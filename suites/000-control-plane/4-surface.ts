@@ -10,7 +10,7 @@ import type { ApiResponse } from '../../runner/client.js';
 import { expectCode, expectEntries, expectEqual, expectObject, expectStatus, expectTrue, fail, show, skip, SUCCESS } from '../verify.js';
 import { collectionPath, createObject, itemPath, kindCommon, KINDS, newObject, postObject, STORAGE_CLASS, type ResourceKind } from './kinds.js';
 import { EVICTION_REQUEST, POD_GROUP } from './kinds-workloads.js';
-import { RESOURCE_QUOTA } from './kinds-quota-events.js';
+import { NOTHING_COUNT, RESOURCE_QUOTA } from './kinds-quota-events.js';
 import { createStorageClass, SC_PATH } from './fixtures.js';
 
 /** A case header for kind `k` in a section of spec 000. */
@@ -101,7 +101,14 @@ function statusSubresourceCase(k: ResourceKind, requirement: string): Case {
       const got = expectObject(await ctx.api.get(path), [200], k.kind, 'GET .../status');
       expectEqual(got.metadata?.uid, o.metadata.uid, 'uid of the object read through /status');
       const status = k.status!(ctx);
-      const put = expectObject(await ctx.api.put(path, { ...got, status }), SUCCESS.replace, k.kind, 'PUT .../status');
+      // A controller may write the status between the read and the PUT (409): read again and retry.
+      let res = await ctx.api.put(path, { ...got, status });
+      for (let i = 0; i < 5 && res.status === 409; i++) {
+        const fresh = await ctx.api.get(path);
+        if (fresh.status !== 200) break;
+        res = await ctx.api.put(path, { ...fresh.json, status });
+      }
+      const put = expectObject(res, SUCCESS.replace, k.kind, 'PUT .../status');
       for (const [key, v] of Object.entries(status)) expectEqual(put.status?.[key], v, `status.${key} after PUT .../status`);
     },
   });
@@ -165,13 +172,15 @@ export const surfaceCases: Case[] = [
     async run(ctx) {
       const o = await createObject(ctx, RESOURCE_QUOTA);
       const col = collectionPath(RESOURCE_QUOTA, ctx.namespace);
-      const changed = { ...o, spec: { hard: { pods: '99' } } };
+      // Without resourceVersion (quotas take unconditional updates), so that nothing but the missing
+      // name refuses it: a quota controller may have written the quota's status meanwhile.
+      const changed = { ...o, metadata: { ...o.metadata, resourceVersion: undefined }, spec: { hard: { [NOTHING_COUNT]: '99' } } };
       const put = await ctx.api.put(col, changed);
       expectTrue(put.status >= 400 && put.status < 500, `PUT ${col} (no name in the path) with a body naming ${o.metadata.name}`, 'a 4xx refusal', `${put.status} ${put.text.slice(0, 300)}`);
-      const patch = await ctx.api.request('PATCH', col, { body: { metadata: { name: o.metadata.name }, spec: { hard: { pods: '99' } } }, headers: { 'content-type': 'application/merge-patch+json' } });
+      const patch = await ctx.api.request('PATCH', col, { body: { metadata: { name: o.metadata.name }, spec: { hard: { [NOTHING_COUNT]: '99' } } }, headers: { 'content-type': 'application/merge-patch+json' } });
       expectTrue(patch.status >= 400 && patch.status < 500, `PATCH ${col} (no name in the path)`, 'a 4xx refusal', `${patch.status} ${patch.text.slice(0, 300)}`);
       const got = expectObject(await ctx.api.get(itemPath(RESOURCE_QUOTA, ctx.namespace, o.metadata.name)), [200], RESOURCE_QUOTA.kind, 'read back');
-      expectEqual(got.spec?.hard?.pods, '10', 'spec.hard.pods, untouched by the refused writes');
+      expectEqual(got.spec?.hard?.[NOTHING_COUNT], '10', `spec.hard[${NOTHING_COUNT}], untouched by the refused writes`);
     },
   }),
 

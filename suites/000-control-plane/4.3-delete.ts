@@ -140,11 +140,20 @@ async function deleteSelected(ctx: CaseContext, k: ResourceKind, query: Record<s
   expectCode(await ctx.api.delete(col, { query }), 200, `DELETE ${col}?${shown}`);
 }
 
-/** Removes the suite's finalizer so the held object can go. */
+/**
+ * Removes the suite's finalizer so the held object can go. Controllers may write the object between
+ * the read and the write (a garbage collector removing its finalizer, a quota controller its
+ * status): a 409 is read again, a few times.
+ */
 async function release(ctx: CaseContext, c: Created): Promise<void> {
-  const cur = expectObject(await ctx.api.get(c.path), [200], c.kind.kind, `reading ${c.kind.kind} ${c.obj.metadata.name} to release it`);
-  const finalizers = finalizersOf(cur).filter((f) => f !== HOLD);
-  expectCode(await ctx.api.put(c.path, { ...cur, metadata: { ...cur.metadata, finalizers } }), SUCCESS.replace, `removing ${HOLD} from ${c.kind.kind} ${c.obj.metadata.name}`);
+  for (let attempt = 1; ; attempt++) {
+    const cur = expectObject(await ctx.api.get(c.path), [200], c.kind.kind, `reading ${c.kind.kind} ${c.obj.metadata.name} to release it`);
+    const finalizers = finalizersOf(cur).filter((f) => f !== HOLD);
+    const res = await ctx.api.put(c.path, { ...cur, metadata: { ...cur.metadata, finalizers } });
+    if (res.status === 409 && attempt < 5) continue;
+    expectCode(res, SUCCESS.replace, `removing ${HOLD} from ${c.kind.kind} ${c.obj.metadata.name}`);
+    return;
+  }
 }
 
 export const deleteCases: Case[] = [

@@ -9,10 +9,13 @@ import { KINDS } from './kinds.js';
 import { watchCases } from './6-watch.js';
 import { errorCases } from './7-errors.js';
 import { evictionRequestCases } from './2.5-evictionrequest.js';
+import { evictionCases } from './3.1-eviction.js';
 import { podGroupCases } from './2.6-podgroup.js';
 import { rbacCases } from './2.8-rbac.js';
 import { storageVersionMigrationCases } from './2.3-storageversionmigration.js';
 import { resourceQuotaCases } from './2.4-resourcequota.js';
+import { quotaUsageCases } from './2.4-quota-usage.js';
+import { migrationCases } from './2.3-migration.js';
 import { eventCases } from './2.7-event.js';
 import { deleteCases } from './4.3-delete.js';
 import { writeParamCases, writeParamCasesFor } from './4.3-write-params.js';
@@ -27,6 +30,7 @@ import { versioningCases } from './9-versioning.js';
 import { limitsAndSetsCases } from './4.3-limits-and-sets.js';
 import { messageCases } from './7-messages.js';
 import { authenticationCases } from './5-authentication.js';
+import { schedulingCases } from './3.2-scheduling.js';
 // <<imports>>
 
 export const controlPlaneCases: Case[] = [
@@ -34,10 +38,13 @@ export const controlPlaneCases: Case[] = [
   ...typeAndNamespaceCases,
   ...storageClassCases,
   ...evictionRequestCases,
+  ...evictionCases,
   ...podGroupCases,
   ...rbacCases,
   ...storageVersionMigrationCases,
   ...resourceQuotaCases,
+  ...quotaUsageCases,
+  ...migrationCases,
   ...eventCases,
   ...deleteCases,
   ...writeParamCases,
@@ -54,6 +61,7 @@ export const controlPlaneCases: Case[] = [
   ...limitsAndSetsCases,
   ...messageCases,
   ...authenticationCases,
+  ...schedulingCases,
   // <<cases>>
   ...discoveryCases,
   ...collectionPathCases,

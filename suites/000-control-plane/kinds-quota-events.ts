@@ -13,6 +13,18 @@ export function microNow(): string {
   return new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
+/**
+ * A resource no server serves: a storage version migrator never records a resourceVersion for a
+ * migration of it nor runs it (it may fail it), so the cases' own status writes do not race with one.
+ */
+export const UNSERVED_RESOURCE = { group: 'nothing.conformance.orch.io', resource: 'nothings' } as const;
+
+/**
+ * A quota limit on a kind no server serves: such a quota is never exceeded and constrains no create,
+ * so the quotas the generic cases make in the run's namespace cannot refuse another case's pods.
+ */
+export const NOTHING_COUNT = 'count/nothings.nothing.conformance.orch.io';
+
 export const STORAGE_VERSION_MIGRATION: ResourceKind = {
   kind: 'StorageVersionMigration',
   apiVersion: 'storagemigration.orch.io/v1',
@@ -22,7 +34,7 @@ export const STORAGE_VERSION_MIGRATION: ResourceKind = {
   hasStatus: false,
   deleteResponse: 'status',
   section: '2.3',
-  valid: () => ({ spec: { resource: { group: 'apps', resource: 'deployments' } } }),
+  valid: () => ({ spec: { resource: { ...UNSERVED_RESOURCE } } }),
   // spec.resource is immutable; status.resourceVersion may be set once.
   change: { patch: { status: { resourceVersion: '42' } }, changed: (o) => o?.status?.resourceVersion === '42' },
 };
@@ -35,9 +47,9 @@ export const RESOURCE_QUOTA: ResourceKind = {
   hasStatus: true,
   deleteResponse: 'object',
   section: '2.4',
-  valid: () => ({ spec: { hard: { pods: '10' } } }),
-  change: { patch: { spec: { hard: { pods: '20' } } }, changed: (o) => o?.spec?.hard?.pods === '20' },
-  status: () => ({ hard: { pods: '10' }, used: { pods: '0' } }),
+  valid: () => ({ spec: { hard: { [NOTHING_COUNT]: '10' } } }),
+  change: { patch: { spec: { hard: { [NOTHING_COUNT]: '20' } } }, changed: (o) => o?.spec?.hard?.[NOTHING_COUNT] === '20' },
+  status: () => ({ hard: { [NOTHING_COUNT]: '10' }, used: { [NOTHING_COUNT]: '0' } }),
 };
 
 export const EVENT: ResourceKind = {

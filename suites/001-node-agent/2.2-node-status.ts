@@ -4,7 +4,7 @@
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import { expectEqual, expectObject, expectStatus, expectTrue, SUCCESS } from '../verify.js';
 import { createObject, itemPath, newObject, postObject } from '../000-control-plane/kinds.js';
-import { LEASE, NODE, T0, T1, agentCommon, putStatus } from './kinds.js';
+import { LEASE, NODE, T0, T1, agentCommon, putEdited, putStatus } from './kinds.js';
 
 const nodeCase = (level: 'MUST' | 'SHOULD') => ({ ...agentCommon(NODE, 'node-status'), level });
 const leaseCase = (level: 'MUST' | 'SHOULD') => ({ ...agentCommon(LEASE, 'node-status'), level });
@@ -186,12 +186,14 @@ export const nodeStatusCases: Case[] = [
       const initial = NODE.status!(ctx);
       const node = expectObject(await postObject(ctx, NODE, newObject(ctx, NODE, { status: initial })), SUCCESS.create, 'Node', 'create a Node with status (as the agent registers it)');
       expectEqual(node.status?.capacity, initial['capacity'], 'status.capacity of the created Node');
-      const viaStatus = { ...node, spec: { ...node.spec, unschedulable: false }, status: { ...node.status, declaredFeatures: ['ViaStatus'] } };
-      const s = expectObject(await ctx.api.put(`${itemPath(NODE, '', node.metadata.name)}/status`, viaStatus), SUCCESS.replace, 'Node', 'PUT /status changing status and spec');
+      // Built from the latest read: the node lifecycle controller may taint the new Node meanwhile.
+      const item = itemPath(NODE, '', node.metadata.name);
+      const viaStatus = (o: any) => ({ ...o, spec: { ...o.spec, unschedulable: false }, status: { ...o.status, declaredFeatures: ['ViaStatus'] } });
+      const s = expectObject(await putEdited(ctx, item, `${item}/status`, node, viaStatus), SUCCESS.replace, 'Node', 'PUT /status changing status and spec');
       expectEqual(s.status?.declaredFeatures, ['ViaStatus'], 'status changed through /status');
       expectEqual(s.spec?.unschedulable, true, 'spec.unschedulable after a /status write that tried to change it');
-      const viaMain = { ...s, status: { ...s.status, declaredFeatures: ['ViaMain'] } };
-      const m = expectObject(await ctx.api.put(itemPath(NODE, '', node.metadata.name), viaMain), SUCCESS.replace, 'Node', 'PUT to the main resource changing status');
+      const viaMain = (o: any) => ({ ...o, status: { ...o.status, declaredFeatures: ['ViaMain'] } });
+      const m = expectObject(await putEdited(ctx, item, item, s, viaMain), SUCCESS.replace, 'Node', 'PUT to the main resource changing status');
       expectEqual(m.status?.declaredFeatures, ['ViaStatus'], 'status after a main-resource write that tried to change it');
     },
   }),

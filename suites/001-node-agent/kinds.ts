@@ -77,7 +77,32 @@ export function agentCommon(k: ResourceKind, suite: string, section = k.section)
   };
 }
 
-/** PUTs `status` through the status subresource of a stored object. */
-export function putStatus(ctx: CaseContext, k: ResourceKind, obj: any, status: unknown) {
-  return ctx.api.put(`${itemPath(k, obj.metadata?.namespace ?? ctx.namespace, obj.metadata.name)}/status`, { ...obj, status });
+/**
+ * PUTs `status` through the status subresource of a stored object. A 409 means a controller wrote
+ * the object in between (the node lifecycle controller taints a new Node at once, e.g. for
+ * spec.unschedulable): the object is read again and the write retried, as any client would.
+ */
+export async function putStatus(ctx: CaseContext, k: ResourceKind, obj: any, status: unknown) {
+  const item = itemPath(k, obj.metadata?.namespace ?? ctx.namespace, obj.metadata.name);
+  let res = await ctx.api.put(`${item}/status`, { ...obj, status });
+  for (let i = 0; i < 3 && res.status === 409; i++) {
+    const cur = await ctx.api.get(item);
+    if (cur.status !== 200) break;
+    res = await ctx.api.put(`${item}/status`, { ...cur.json, status });
+  }
+  return res;
+}
+
+/**
+ * PUTs `edit(object)` to `path` (the object or its /status); on a 409 (a controller wrote it in
+ * between) reads the object at `item` again and retries with `edit` of that.
+ */
+export async function putEdited(ctx: CaseContext, item: string, path: string, obj: any, edit: (o: any) => any) {
+  let res = await ctx.api.put(path, edit(obj));
+  for (let i = 0; i < 3 && res.status === 409; i++) {
+    const cur = await ctx.api.get(item);
+    if (cur.status !== 200) break;
+    res = await ctx.api.put(path, edit(cur.json));
+  }
+  return res;
 }

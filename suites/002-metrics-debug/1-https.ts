@@ -4,7 +4,7 @@
 // (`--ca`); a TLS failure is a connection problem the run reports as an error, not a verdict.
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import { expectCode, expectTrue } from '../verify.js';
-import { debugCase, getWithAccept } from './debug-common.js';
+import { debugCase, everyComponent, getWithAccept } from './debug-common.js';
 
 const common = { ...debugCase, suite: 'https' } as const;
 
@@ -32,7 +32,7 @@ const READ_ONLY_PATHS: ReadonlyArray<[path: string, accept: string | undefined]>
   ['/metrics/slis', 'text/plain'], ['/statusz', undefined], ['/version', 'application/json'], ['/flagz', undefined],
 ];
 
-export const httpsCases: Case[] = [
+export const httpsCases: Case[] = everyComponent([
   defineCase({
     ...common,
     id: 'debug.https.port',
@@ -63,4 +63,4 @@ export const httpsCases: Case[] = [
       }
     },
   }),
-];
+]);

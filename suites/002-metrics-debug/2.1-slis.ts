@@ -3,7 +3,7 @@
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import { expectCode, expectEqual, expectTrue, fail, show } from '../verify.js';
 import { samplesOf, type Exposition, type Sample } from './exposition.js';
-import { debugCase, listedChecks, slis } from './debug-common.js';
+import { debugCase, everyComponent, listedChecks, onEveryComponent, slis } from './debug-common.js';
 
 const common = { ...debugCase, suite: 'slis', spec: { doc: '002', section: '2.1' } } as const;
 
@@ -42,7 +42,7 @@ function find(samples: Sample[], labels: Record<string, string>): Sample | undef
   return samples.find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
 }
 
-export const sliCases: Case[] = [
+export const sliCases: Case[] = everyComponent([
   defineCase({
     ...common,
     id: 'debug.slis.healthcheck-gauge',
@@ -120,7 +120,9 @@ export const sliCases: Case[] = [
     title: 'The SLIs report every health check the component runs, storage among the API server\'s',
     requirements: ['002-2.1-dependency-checks'],
     level: 'MUST',
-    async run(ctx) {
+    // Every component's SLIs report its checks; the storage backend is the API server's dependency.
+    everyComponent: true,
+    run: (ctx) => onEveryComponent(ctx, async (ctx, component) => {
       const listed = await verboseChecks(ctx);
       const { exp } = await slis(ctx, false);
       const gauges = samplesOf(exp, GAUGE);
@@ -129,8 +131,9 @@ export const sliCases: Case[] = [
         const got = [...new Set(gauges.filter((s) => s.labels['type'] === type).map((s) => s.labels['name']!))].sort();
         expectTrue(want.every((n) => got.includes(n)), `checks in ${GAUGE}{type=${show(type)}}`, `every check /${type}?verbose lists: ${want.join(', ')}`, got.join(', ') || '(none)');
       }
+      if (component !== 'apiserver') return;
       const storage = listed.readyz.map((c) => c.name).filter((n) => /etcd|storage/.test(n));
       if (storage.length === 0) fail('the API server reports on its storage backend', 'a /readyz check named for the storage backend (etcd, storage, ...)', listed.readyz.map((c) => c.name).join(', '));
-    },
+    }),
   }),
-];
+]);

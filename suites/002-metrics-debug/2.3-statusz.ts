@@ -3,7 +3,7 @@
 // must have the spec's type and format.
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import { expectCode, expectEqual, expectTrue, show, skip } from '../verify.js';
-import { debugCase, expectMetadataNamesComponent, getWithAccept, statuszObject } from './debug-common.js';
+import { debugCase, everyComponent, expectMetadataNamesComponent, getWithAccept, statuszObject } from './debug-common.js';
 
 const common = { ...debugCase, suite: 'statusz', spec: { doc: '002', section: '2.3' }, level: 'MUST' } as const;
 
@@ -32,7 +32,7 @@ function optionalString(field: string, requirement: string, id: string, title: s
   });
 }
 
-export const statuszFieldCases: Case[] = [
+export const statuszFieldCases: Case[] = everyComponent([
   defineCase({
     ...common,
     id: 'debug.statusz.api-version',
@@ -103,4 +103,4 @@ export const statuszFieldCases: Case[] = [
       for (const p of paths as string[]) expectCode(await getWithAccept(ctx, p, p === '/metrics' ? 'text/plain' : undefined), 200, `GET ${p} (listed in Statusz paths)`);
     },
   }),
-];
+]);

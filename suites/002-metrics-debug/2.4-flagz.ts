@@ -2,11 +2,11 @@
 // the negotiation, in 4-endpoints.ts).
 import { defineCase, type Case } from '../case.js';
 import { expectEqual, expectTrue, show, skip } from '../verify.js';
-import { debugCase, expectMetadataNamesComponent, flagzObject, linesAfterWarning, zpageText } from './debug-common.js';
+import { debugCase, everyComponent, expectMetadataNamesComponent, flagzObject, linesAfterWarning, zpageText } from './debug-common.js';
 
 const common = { ...debugCase, suite: 'flagz', spec: { doc: '002', section: '2.4' }, level: 'MUST' } as const;
 
-export const flagzFieldCases: Case[] = [
+export const flagzFieldCases: Case[] = everyComponent([
   defineCase({
     ...common,
     id: 'debug.flagz.metadata-name',
@@ -31,4 +31,4 @@ export const flagzFieldCases: Case[] = [
       expectEqual(flags, text, 'flags of Flagz (as the /flagz text lists them)');
     },
   }),
-];
+]);

@@ -5,6 +5,7 @@ import { expectCode, expectEqual, expectTrue, fail, skip } from '../verify.js';
 import { parseExposition } from './exposition.js';
 import {
   debugCase,
+  everyComponent,
   DELIMITERS,
   expectJsonObject,
   expectMediaType,
@@ -40,7 +41,7 @@ function gateOff(path: '/statusz' | '/flagz', gate: string, requirement: string)
   });
 }
 
-export const endpointCases: Case[] = [
+export const endpointCases: Case[] = everyComponent([
   defineCase({
     ...common,
     suite: 'slis',
@@ -195,4 +196,4 @@ export const endpointCases: Case[] = [
       }
     },
   }),
-];
+]);

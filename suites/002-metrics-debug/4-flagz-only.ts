@@ -5,7 +5,7 @@
 // paths. So every /flagz name must be flag-shaped, and none may be a field of /configz that is not.
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import { expectTrue, fail } from '../verify.js';
-import { debugCase, flagzObject, getWithAccept, linesAfterWarning, zpageText } from './debug-common.js';
+import { debugCase, everyComponent, flagzObject, getWithAccept, linesAfterWarning, zpageText } from './debug-common.js';
 
 const FLAG_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
@@ -33,7 +33,7 @@ function expectFlagNames(names: readonly string[], config: Set<string>, what: st
   }
 }
 
-export const flagsOnlyCases: Case[] = [
+export const flagsOnlyCases: Case[] = everyComponent([
   defineCase({
     ...debugCase,
     suite: 'flagz',
@@ -52,4 +52,4 @@ export const flagsOnlyCases: Case[] = [
       expectFlagNames(Object.keys(flags && typeof flags === 'object' ? flags : {}), config, 'structured /flagz');
     },
   }),
-];
+]);

@@ -2,6 +2,8 @@
 // the SLI gauge reads 0. A case cannot make a check fail on an arbitrary component, so these need
 // the operator to name one that fails (target fact `failingHealthCheck`: `run
 // --failing-health-check readyz/etcd`); the embedded run starts a reference with one planted.
+// The fact names a check of the API server, so these read the API server only (not every
+// component, unlike the other rules of spec 002 here).
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import { expectCode, expectEqual, expectTrue, fail, show } from '../verify.js';
 import { samplesOf } from './exposition.js';

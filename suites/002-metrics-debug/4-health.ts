@@ -3,7 +3,7 @@
 // only the operator can name: those cases are in 4-health-failing.ts.
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import { expectCode, expectEqual, expectTrue, show } from '../verify.js';
-import { debugCase, expectMediaType, listedChecks } from './debug-common.js';
+import { debugCase, everyComponent, expectMediaType, listedChecks } from './debug-common.js';
 
 const common = { ...debugCase, suite: 'health', spec: { doc: '002', section: '4' }, level: 'SHOULD' } as const;
 const ENDPOINTS = ['healthz', 'livez', 'readyz'] as const;
@@ -18,7 +18,7 @@ function getVerbose(ctx: CaseContext, endpoint: string, exclude: string[] = []) 
   return ctx.component().get(`/${endpoint}?${q}`, { headers: { accept: undefined } });
 }
 
-export const healthCases: Case[] = [
+export const healthCases: Case[] = everyComponent([
   defineCase({
     ...common,
     id: 'debug.health.ok',
@@ -83,4 +83,4 @@ export const healthCases: Case[] = [
       }
     },
   }),
-];
+]);

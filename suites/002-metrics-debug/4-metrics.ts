@@ -4,7 +4,7 @@
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import { expectEqual, expectTrue, fail, show } from '../verify.js';
 import { samplesOf, type Exposition } from './exposition.js';
-import { debugCase } from './debug-common.js';
+import { debugCase, everyComponent } from './debug-common.js';
 import {
   hasNativeData,
   histogramSeries,
@@ -96,7 +96,7 @@ async function featureEnabled(ctx: CaseContext, want: 0 | 1): Promise<void> {
   expectEqual(s[0]!.value, want, `orch_feature_enabled{name="NativeHistograms"} with the gate ${want ? 'on' : 'off'}`);
 }
 
-export const metricsCases: Case[] = [
+export const metricsCases: Case[] = everyComponent([
   // ---------------------------------------------------------------- §4 /metrics, text types
   defineCase({
     ...common,
@@ -405,4 +405,4 @@ export const metricsCases: Case[] = [
       }
     },
   }),
-];
+]);

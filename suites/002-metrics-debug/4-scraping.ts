@@ -5,7 +5,7 @@
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import { expectCode, expectTrue, fail, show } from '../verify.js';
 import { parseExposition, samplesOf, type Exposition } from './exposition.js';
-import { debugCase, slis } from './debug-common.js';
+import { debugCase, everyComponent, slis } from './debug-common.js';
 import { isProtobufResponse, parseDelimited, parseMediaType, PROTOBUF_ACCEPT, scrape } from './metrics-protobuf.js';
 
 const GAUGE = 'orch_healthcheck';
@@ -54,7 +54,7 @@ const TEXT_ONLY_SCRAPERS: ReadonlyArray<readonly [string, string | undefined]> =
 ];
 const TEXT_TYPES = ['text/plain', 'application/openmetrics-text'];
 
-export const scrapingCases: Case[] = [
+export const scrapingCases: Case[] = everyComponent([
   defineCase({
     ...debugCase,
     suite: 'slis',
@@ -119,4 +119,4 @@ export const scrapingCases: Case[] = [
       if (error || families.length === 0) fail('GET /metrics asking for protobuf: delimited MetricFamily messages', 'one or more messages', error ?? 'none');
     },
   }),
-];
+]);

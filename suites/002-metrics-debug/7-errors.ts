@@ -1,7 +1,7 @@
 // Spec 002 §7: JSON asked of /statusz or /flagz without all of g, v and as is 406 Not Acceptable.
 import { defineCase, type Case } from '../case.js';
 import { expectCode } from '../verify.js';
-import { debugCase, getWithAccept } from './debug-common.js';
+import { debugCase, everyComponent, getWithAccept } from './debug-common.js';
 
 const common = { ...debugCase, spec: { doc: '002', section: '7' }, level: 'MUST' } as const;
 
@@ -25,7 +25,7 @@ function notAcceptable(path: '/statusz' | '/flagz', v: string, as: string, requi
   });
 }
 
-export const debugErrorCases: Case[] = [
+export const debugErrorCases: Case[] = everyComponent([
   notAcceptable('/statusz', 'v1beta1', 'Statusz', '002-7-statusz-json-without-params-406'),
   notAcceptable('/flagz', 'v1alpha1', 'Flagz', '002-7-flagz-json-without-params-406'),
-];
+]);

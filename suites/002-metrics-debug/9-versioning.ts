@@ -6,7 +6,7 @@
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import { expectCode, expectEqual, expectTrue } from '../verify.js';
 import { samplesOf, type Sample } from './exposition.js';
-import { debugCase, flagzObject, getWithAccept, statuszObject } from './debug-common.js';
+import { debugCase, everyComponent, flagzObject, getWithAccept, statuszObject } from './debug-common.js';
 import { hasNativeData, histogramSeries, scrapeProtobuf, scrapeText } from './metrics-protobuf.js';
 
 const s9 = { doc: '002', section: '9' } as const;
@@ -21,7 +21,7 @@ async function featureSeries(ctx: CaseContext, gates: readonly string[]): Promis
   return Object.fromEntries(gates.map((g) => [g, all.filter((s) => s.labels['name'] === g)]));
 }
 
-export const versioningCases: Case[] = [
+export const versioningCases: Case[] = everyComponent([
   defineCase({
     ...debugCase,
     suite: 'metrics',
@@ -88,4 +88,4 @@ export const versioningCases: Case[] = [
       }
     },
   }),
-];
+]);

@@ -1,12 +1,68 @@
-// What the health, SLI and z-page cases share: the Accept forms of the structured pages, fetching
-// them, and reading the text pages' headers.
-import type { CaseContext } from '../case.js';
-import type { ApiResponse } from '../../runner/client.js';
-import { expectCode, expectEqual, expectTrue, fail, show, skip } from '../verify.js';
+// What the health, SLI and z-page cases share: the loop that checks a rule on every component,
+// the Accept forms of the structured pages, fetching them, and reading the text pages' headers.
+import type { Case, CaseContext } from '../case.js';
+import { describeError, type ApiResponse } from '../../runner/client.js';
+import { CaseFailure, CaseSkip, expectCode, expectEqual, expectTrue, fail, show, skip } from '../verify.js';
 import { parseExposition, type Exposition } from './exposition.js';
 
 /** Header fields every debug case shares; `needs` 'metrics' reaches the component's own URL. */
 export const debugCase = { impact: 'read-only', needs: ['metrics'] } as const;
+
+/**
+ * Components whose metrics and debug endpoints the rules for every component are not checked on:
+ * the node agent's are the agent cases' (agent-stats.ts, 001 agent-endpoints.ts), which know what
+ * an agent serves (no /readyz or /livez upstream, /stats/summary, /metrics/resource...).
+ */
+const CHECKED_APART: ReadonlySet<string> = new Set(['agent']);
+
+/** The components a rule for every component is checked on: apiserver first, then each `--metrics`. */
+export function everyComponentName(ctx: CaseContext): string[] {
+  return ctx.componentNames().filter((n) => !CHECKED_APART.has(n));
+}
+
+/**
+ * Runs `check` once per component (everyComponentName), one after the other, each with a context
+ * whose `component()` is that component. Every component is checked even after one fails, so a
+ * report names all that break the rule: `[controller-manager] GET /readyz?verbose: ...`. Outcome:
+ * failed if any component failed (the others' errors mentioned); else errored if one could not be
+ * checked; else skipped if none could be observed; else passed.
+ */
+export async function onEveryComponent(ctx: CaseContext, check: (ctx: CaseContext, component: string) => Promise<void>): Promise<void> {
+  const failures: Array<{ name: string; err: CaseFailure }> = [];
+  const skips: Array<{ name: string; err: CaseSkip }> = [];
+  const errors: Array<{ name: string; err: unknown }> = [];
+  const names = everyComponentName(ctx);
+  for (const name of names) {
+    const one: CaseContext = { ...ctx, component: (n?: string) => ctx.component(n ?? name), componentNames: () => [name] };
+    try {
+      await check(one, name);
+    } catch (err) {
+      // The case's deadline or the run's interrupt: nothing more to check.
+      if (ctx.signal.aborted) throw err;
+      if (err instanceof CaseFailure) failures.push({ name, err });
+      else if (err instanceof CaseSkip) skips.push({ name, err });
+      else errors.push({ name, err });
+    }
+  }
+  const errorText = (e: { name: string; err: unknown }) => `[${e.name}] ${describeError(e.err)}`;
+  if (failures.length) {
+    const tagged = (pick: (f: CaseFailure) => string) => failures.map((f) => (failures.length === 1 ? pick(f.err) : `[${f.name}] ${pick(f.err)}`)).join('\n');
+    const message = failures.map((f) => `[${f.name}] ${f.err.message}`).join('; ');
+    const also = errors.length ? ` (and could not check ${errors.map(errorText).join('; ')})` : '';
+    throw new CaseFailure(`${message}${also}`, tagged((f) => f.expected), tagged((f) => f.actual));
+  }
+  if (errors.length) throw new Error(errors.map(errorText).join('; '));
+  if (skips.length === names.length) throw new CaseSkip(skips.map((s) => `[${s.name}] ${s.err.message}`).join('; '));
+}
+
+/**
+ * Cases of a rule for every component: each runs its checks on every component (onEveryComponent)
+ * and says so in its header (`everyComponent`). A case that needs the component's name (a part of
+ * its rule for one component only) calls onEveryComponent itself and is left as it is.
+ */
+export function everyComponent(cases: readonly Case[]): Case[] {
+  return cases.map((c) => (c.everyComponent ? c : { ...c, everyComponent: true, run: (ctx: CaseContext) => onEveryComponent(ctx, (one) => c.run(one)) }));
+}
 
 export const STATUSZ_ACCEPT = 'application/json;v=v1beta1;g=config.orch.io;as=Statusz';
 export const FLAGZ_ACCEPT = 'application/json;v=v1alpha1;g=config.orch.io;as=Flagz';

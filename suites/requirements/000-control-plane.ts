@@ -300,6 +300,7 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.3-status-resource-version',
     doc: '000', section: '2.3', sectionTitle: 'StorageVersionMigration', level: 'MUST', source: 'spec',
     text: 'StorageVersionMigration `status.resourceVersion` is the resource version compared with the garbage-collection cache when performing the migration: the current resource version of the group, version and resource when the controller manager first observes the migration.',
+    surface: 'controllers',
   },
   {
     id: '000-2.3-status-resource-version-integer',
@@ -352,11 +353,13 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.4-spec-scopes-match',
     doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'MUST', source: 'spec',
     text: 'ResourceQuota `spec.scopes` (array of string) are filters that must match each object tracked by the quota.',
+    surface: 'controllers',
   },
   {
     id: '000-2.4-spec-scopes-unset-matches-all',
     doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'MUST', source: 'spec',
     text: 'If ResourceQuota `spec.scopes` is unset, the quota matches all objects.',
+    surface: 'controllers',
   },
   {
     id: '000-2.4-spec-scopes-values',
@@ -382,6 +385,7 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.4-spec-scope-selector-and-scopes',
     doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'MUST', source: 'spec',
     text: 'ResourceQuota `spec.scopeSelector` expresses filters with operators; for an object to match, both scopes and scopeSelector (if set) must match.',
+    surface: 'controllers',
   },
   {
     id: '000-2.4-status-hard',
@@ -392,6 +396,7 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.4-status-used',
     doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'MUST', source: 'spec',
     text: 'ResourceQuota `status.used` is an object of the observed total usage in the namespace.',
+    surface: 'controllers',
   },
   {
     id: '000-2.4-scope-selector-match-expressions',
@@ -437,6 +442,36 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.4-status-quantities',
     doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'SHOULD', source: 'ground-truth',
     text: 'ResourceQuota `status.hard` and `status.used` are checked like spec.hard: resource names, quantity syntax, not negative.',
+  },
+  {
+    id: '000-2.4-scope-selector-priority-class-absent',
+    doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'SHOULD', source: 'ground-truth',
+    text: 'The `PriorityClass` scope is a label-selector match on `{PriorityClass: spec.priorityClassName}`: `Exists` needs a name to be set; `DoesNotExist` and `NotIn` also match pods without one.',
+    surface: 'controllers',
+  },
+  {
+    id: '000-2.4-admission-exceeded',
+    doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'SHOULD', source: 'ground-truth',
+    text: 'A create that would take a tracked resource over a quota\'s limit is refused with 403 Forbidden, message `<plural> "<name>" is forbidden: exceeded quota: <q>, requested: <r>=<v>, used: <r>=<v>, limited: <r>=<v>` (only the resources that overflow, sorted by name, joined with `,`).',
+    surface: 'controllers',
+  },
+  {
+    id: '000-2.4-admission-must-specify',
+    doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'SHOULD', source: 'ground-truth',
+    text: 'When a quota limits cpu or memory (plain, `requests.` or `limits.` form), a pod with a container or init container that does not set it is refused with 403 Forbidden: `<plural> "<name>" is forbidden: failed quota: <q>: must specify limits.cpu for: c1,c2; requests.memory for: c1`.',
+    surface: 'controllers',
+  },
+  {
+    id: '000-2.4-admission-charges-usage',
+    doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'SHOULD', source: 'ground-truth',
+    text: 'When the quota admission admits a create, the new usage is written into the quota\'s `status.used` before the object is stored; a dry run writes nothing.',
+    surface: 'controllers',
+  },
+  {
+    id: '000-2.4-used-replenished',
+    doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'SHOULD', source: 'ground-truth',
+    text: 'The quota controller recomputes `status.used` soon after a tracked object is deleted or a pod turns terminal; `pods` counts pods that are not terminal (phase Succeeded or Failed), `count/pods` every stored pod.',
+    surface: 'controllers',
   },
   {
     id: '000-2.4-scope-requirement-values-replaced-on-merge',
@@ -509,11 +544,13 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.5-target-pod-same-namespace',
     doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
     text: 'EvictionRequest `spec.target.pod` (EvictionRequestPodReference) is the pod subject to eviction or termination, in the same namespace as the request.',
+    surface: 'controllers',
   },
   {
     id: '000-2.5-target-pod-group-unsupported',
     doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
     text: 'EvictionRequest `spec.target.pod`: pods that are part of a PodGroup (spec.schedulingGroup set) are unsupported.',
+    surface: 'controllers',
   },
   {
     id: '000-2.5-target-pod-name-required',
@@ -559,11 +596,13 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.5-status-condition-types',
     doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
     text: 'EvictionRequest condition types managed by the controller are `TargetEvicted` and `Failed`.',
+    surface: 'controllers',
   },
   {
     id: '000-2.5-observed-generation',
     doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
     text: 'EvictionRequest `status.observedGeneration` (integer) is the request\'s metadata.generation as observed by the controller, and is managed by the controller.',
+    surface: 'controllers',
   },
   {
     id: '000-2.5-observed-generation-minimum',
@@ -574,6 +613,12 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.5-observed-generation-increment-only',
     doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
     text: 'EvictionRequest `status.observedGeneration` can only be incremented.',
+  },
+  {
+    id: '000-2.5-invalid-target-reason',
+    doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'SHOULD', source: 'ground-truth',
+    text: 'An EvictionRequest whose target cannot be evicted gets `Failed=True`, reason `EvictionInvalid`, and `TargetEvicted=False`, reason `EvictionFailed`, from the controller; the message says why: `Target pod not found.`, `Target pod UID mismatch: expected <uid>, got <uid>.` (both only while no Eviction exists for the target), `Target pod references a SchedulingGroup. Eviction is currently not supported.` (upstream pkg/controller/evictionrequest).',
+    surface: 'controllers',
   },
 
   // ---------------------------------------------------------------- 2.6 PodGroup
@@ -641,6 +686,7 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.6-gang-min-count-scheduling-only',
     doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'MUST', source: 'spec',
     text: 'PodGroup `gang.minCount` is enforced only during scheduling; changes do not affect already-scheduled pods, and may take effect only in a later scheduling cycle.',
+    surface: 'controllers',
   },
   {
     id: '000-2.6-disruption-mode-exactly-one',
@@ -711,6 +757,7 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.6-priority',
     doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'MUST', source: 'spec',
     text: 'PodGroup `spec.priority` (integer): a higher value means higher priority.',
+    surface: 'controllers',
   },
   {
     id: '000-2.6-priority-set-by-admission',
@@ -896,6 +943,12 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.6-generic-workload-gate',
     doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'MUST', source: 'spec',
     text: 'The PodGroup API is enabled by the GenericWorkload feature gate.',
+  },
+  {
+    id: '000-2.6-pod-group-missing-waits',
+    doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'SHOULD', source: 'ground-truth',
+    surface: 'controllers',
+    text: 'A pod whose `spec.schedulingGroup.podGroupName` names a PodGroup that does not exist stays unschedulable (`PodScheduled=False`, reason `Unschedulable`, message `waiting for pod\'s pod group "<name>" to appear in scheduling queue`) and is scheduled once the PodGroup is created.',
   },
 
   // ---------------------------------------------------------------- 2.7 Event
@@ -1147,51 +1200,97 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-3.1-withdraw-other-requester-continues',
     doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
     text: 'When a requester sets an EvictionRequest intent from `Eviction` to `Withdrawn` while at least one other requester of the same target still has intent Eviction, the target eviction continues.',
+    surface: 'controllers',
   },
   {
     id: '000-3.1-all-withdrawn-cancels',
     doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
     text: 'When every requester of a common target has intent `Withdrawn`, the eviction is canceled.',
+    surface: 'controllers',
   },
   {
     id: '000-3.1-cancel-responders',
     doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'SHOULD', source: 'spec',
     text: 'On eviction cancel, inactive responders never run; active responders are expected to cancel the eviction; completed or interrupted responders take no action.',
+    surface: 'controllers',
   },
   {
     id: '000-3.1-delete-counts-as-withdrawal',
     doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
     text: 'Deleting an EvictionRequest counts as a withdrawal of that requester\'s intent.',
+    surface: 'controllers',
   },
   {
     id: '000-3.1-all-removed-evictions-collected',
     doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
     text: 'When all EvictionRequests of a target are removed, the target\'s Evictions are eventually garbage collected.',
+    surface: 'controllers',
   },
   {
     id: '000-3.1-failed-condition',
     doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
     text: 'The controller sets EvictionRequest condition `Failed` true when no responder is processing the request (request canceled or no responder managed to evict).',
+    surface: 'controllers',
   },
   {
     id: '000-3.1-target-evicted-condition',
     doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
     text: 'The controller sets EvictionRequest condition `TargetEvicted` true when the target (pod) is terminated or deleted.',
+    surface: 'controllers',
   },
   {
     id: '000-3.1-new-eviction-resets-conditions',
     doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'SHOULD', source: 'spec',
     text: 'When Failed or TargetEvicted is set and a new `Eviction` intent is submitted after an unsuccessful eviction, the conditions may be reset.',
+    surface: 'controllers',
   },
   {
     id: '000-3.1-relationship',
     doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
     text: 'EvictionRequests and Evictions are many-to-many in general, and many-to-one when the target is a pod.',
+    surface: 'controllers',
   },
   {
     id: '000-3.1-requester-label',
     doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
     text: 'The requester is set as a label on the Eviction.',
+    surface: 'controllers',
+  },
+  {
+    id: '000-3.1-eviction-name',
+    doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'SHOULD', source: 'ground-truth',
+    text: 'The controller names an Eviction `pod-<n>-<podName>`, n one more than the highest counter already used for that pod name (cut to 253 characters): after a canceled Eviction, a new Eviction intent makes `pod-<n+1>-<podName>`.',
+    surface: 'controllers',
+  },
+  {
+    id: '000-3.1-eviction-labels-owners',
+    doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'SHOULD', source: 'ground-truth',
+    text: 'The Eviction carries the label `<requester>: "requester"` for each EvictionRequest of its target, and an ownerReference `{apiVersion: lifecycle.orch.io/v1alpha1, kind: EvictionRequest, name, uid}` for every live one, with no controller or blockOwnerDeletion flag (so it is garbage collected once every request is gone).',
+    surface: 'controllers',
+  },
+  {
+    id: '000-3.1-eviction-requesters',
+    doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'SHOULD', source: 'ground-truth',
+    text: 'The Eviction\'s `status.requesters` lists `{name, intent}` for each requester of the target; entries are never removed (at most 100), and a deleted EvictionRequest\'s requester is recorded as `Withdrawn`.',
+    surface: 'controllers',
+  },
+  {
+    id: '000-3.1-awaiting-eviction',
+    doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'SHOULD', source: 'ground-truth',
+    text: 'While no Eviction reports on its target, an EvictionRequest has `TargetEvicted` and `Failed` both False with reason `AwaitingEviction` and message `waiting for an Eviction to report on progress`; otherwise both are copied (status, reason, message) from the most relevant Eviction, with `observedGeneration` = `metadata.generation`.',
+    surface: 'controllers',
+  },
+  {
+    id: '000-3.1-target-evicted-reasons',
+    doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'SHOULD', source: 'ground-truth',
+    text: 'An evicted target: `TargetEvicted=True` with reason `PodDeleted`, message `Target pod has been deleted` (pod gone or replaced by another uid), or reason `PodTerminal`, message `Pod has reached terminal state` (phase Succeeded or Failed, which nobody then deletes); `Failed=False` with reason `Succeeded`.',
+    surface: 'controllers',
+  },
+  {
+    id: '000-3.1-canceled-reason',
+    doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'SHOULD', source: 'ground-truth',
+    text: 'A canceled eviction (no live request with intent Eviction): `Failed=True` with reason `CanceledDueToNoRequesters`, message `No active requesters with eviction intent`; `TargetEvicted=False` with reason `EvictionFailed`.',
+    surface: 'controllers',
   },
 
   // ---------------------------------------------------------------- 3.2 PodGroup conditions
@@ -1199,21 +1298,37 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-3.2-initially-scheduled',
     doc: '000', section: '3.2', sectionTitle: 'PodGroup conditions', level: 'MUST', source: 'spec',
     text: 'PodGroup condition `PodGroupInitiallyScheduled` indicates whether the scheduling requirement has been satisfied.',
+    surface: 'controllers',
   },
   {
     id: '000-3.2-initially-scheduled-reasons',
     doc: '000', section: '3.2', sectionTitle: 'PodGroup conditions', level: 'MUST', source: 'spec',
     text: 'PodGroup condition `PodGroupInitiallyScheduled` reasons: `Unschedulable` (resource constraints, affinity rules or insufficient capacity for the gang) and `SchedulerError` (internal error while scheduling, for example affinity parsing errors).',
+    surface: 'controllers',
   },
   {
     id: '000-3.2-initially-scheduled-terminal',
     doc: '000', section: '3.2', sectionTitle: 'PodGroup conditions', level: 'MUST', source: 'spec',
     text: 'Once PodGroup condition `PodGroupInitiallyScheduled` is True it is terminal and never reverts to False, even if pods are later evicted.',
+    surface: 'controllers',
   },
   {
     id: '000-3.2-disruption-target',
     doc: '000', section: '3.2', sectionTitle: 'PodGroup conditions', level: 'MUST', source: 'spec',
     text: 'PodGroup condition `DisruptionTarget` indicates the group is about to be terminated due to disruption; reason `PreemptionByScheduler` (preempted to make room for higher-priority groups or pods).',
+    surface: 'controllers',
+  },
+  {
+    id: '000-3.2-gang-unschedulable-message',
+    doc: '000', section: '3.2', sectionTitle: 'PodGroup conditions', level: 'SHOULD', source: 'ground-truth',
+    surface: 'controllers',
+    text: 'A gang cycle that cannot reach minCount stops with `PodGroupInitiallyScheduled=False`, reason `Unschedulable`, message `minCount (N) cannot be satisfied: S scheduled, R remaining`; each pod of the gang gets `PodScheduled=False` with reason `Unschedulable`.',
+  },
+  {
+    id: '000-3.2-preemption-pod-disruption-target',
+    doc: '000', section: '3.2', sectionTitle: 'PodGroup conditions', level: 'SHOULD', source: 'ground-truth',
+    surface: 'controllers',
+    text: 'A pod preempted by the scheduler gets the condition `DisruptionTarget=True`, reason `PreemptionByScheduler`, message `<schedulerName>: preempting to accommodate a higher priority pod` (`podgroup` for a group), before it is deleted.',
   },
 
   // ---------------------------------------------------------------- 3.3 StorageVersionMigration (transitions not shown: ground truth)
@@ -1236,6 +1351,18 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-3.3-finished-not-back-to-false',
     doc: '000', section: '3.3', sectionTitle: 'StorageVersionMigration', level: 'SHOULD', source: 'ground-truth',
     text: 'StorageVersionMigration conditions `Succeeded` and `Failed` cannot go back to false once true.',
+  },
+  {
+    id: '000-3.3-migration-runs',
+    doc: '000', section: '3.3', sectionTitle: 'StorageVersionMigration', level: 'SHOULD', source: 'ground-truth',
+    text: 'The migrator marks a migration `Running=True` while it rewrites every object of the resource, then sets `Succeeded=True` with reason `StorageVersionMigrationSucceeded`, which flips `Running` to `False`.',
+    surface: 'controllers',
+  },
+  {
+    id: '000-3.3-migration-unknown-resource',
+    doc: '000', section: '3.3', sectionTitle: 'StorageVersionMigration', level: 'SHOULD', source: 'ground-truth',
+    text: 'A migration of a resource unknown to discovery is never run: it gets no `status.resourceVersion` and is never `Running` or `Succeeded`; it fails (`Failed=True`, message `resource does not exist in discovery`), at once in older releases, after a 1-minute grace period in newer ones.',
+    surface: 'controllers',
   },
 
   // ---------------------------------------------------------------- 3.4 Other resources
@@ -1960,11 +2087,13 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-6-eviction-controller',
     doc: '000', section: '6', sectionTitle: 'Events', level: 'MUST', source: 'spec',
     text: 'The eviction-request controller observes EvictionRequests and creates Evictions.',
+    surface: 'controllers',
   },
   {
     id: '000-6-eviction-responders',
     doc: '000', section: '6', sectionTitle: 'Events', level: 'SHOULD', source: 'spec',
     text: 'Responders watch Evictions and report progress in their status.',
+    surface: 'controllers',
   },
   {
     id: '000-6-event-resources-ordinary',

@@ -157,7 +157,7 @@ export const NODE_AGENT: readonly Requirement[] = [
     id: '001-1-pod-scheduling-group',
     doc: '001', section: '1', sectionTitle: 'What the service does', level: 'SHOULD', source: 'ground-truth',
     surface: 'api',
-    text: 'spec.schedulingGroup names the PodGroup a pod belongs to (string, a DNS-1123 subdomain), stored as given.',
+    text: 'spec.schedulingGroup (`{podGroupName}`) names the PodGroup a pod belongs to: podGroupName is required in it and a DNS-1123 subdomain; stored as given; the field is immutable (`field is immutable`).',
   },
 
   // ---------------------------------------------------------------- 2.1 Local files and sockets (informational per the spec)
@@ -617,6 +617,7 @@ export const NODE_AGENT: readonly Requirement[] = [
   {
     id: '001-3-condition-ready-unknown',
     doc: '001', section: '3', sectionTitle: 'States and transitions', level: 'MUST', source: 'spec',
+    surface: 'controllers',
     text: 'Node condition `Ready` Unknown means the node controller received nothing from the node within `node-monitor-grace-period` (default 50 seconds).',
   },
   {
@@ -642,22 +643,80 @@ export const NODE_AGENT: readonly Requirement[] = [
   {
     id: '001-3-unreachable-taint',
     doc: '001', section: '3', sectionTitle: 'States and transitions', level: 'MUST', source: 'spec',
+    surface: 'controllers',
     text: 'When Ready stays Unknown longer than the controller manager\'s NodeMonitorGracePeriod (default 50 s), the taint `node.orch.io/unreachable` is added to the node.',
   },
   {
     id: '001-3-not-ready-taint',
     doc: '001', section: '3', sectionTitle: 'States and transitions', level: 'MUST', source: 'spec',
+    surface: 'controllers',
     text: 'When Ready stays False longer than NodeMonitorGracePeriod, the taint `node.orch.io/not-ready` is added to the node.',
   },
   {
     id: '001-3-scheduler-considers-taints',
     doc: '001', section: '3', sectionTitle: 'States and transitions', level: 'MUST', source: 'spec',
     text: 'The scheduler considers node taints when assigning pending pods.',
+    surface: 'controllers',
+  },
+  {
+    id: '001-3-scheduler-unschedulable-condition',
+    doc: '001', section: '3', sectionTitle: 'States and transitions', level: 'SHOULD', source: 'ground-truth',
+    surface: 'controllers',
+    text: 'A pending pod the scheduler cannot place gets `PodScheduled=False`, reason `Unschedulable`, message `0/<n> nodes are available: <count> <reason>, ...` (reasons sorted), e.g. `1 node(s) had untolerated taint {<key>: <value>}` for a node kept by a taint.',
   },
   {
     id: '001-3-no-execute-eviction',
     doc: '001', section: '3', sectionTitle: 'States and transitions', level: 'MUST', source: 'spec',
+    surface: 'controllers',
     text: 'Pods already scheduled may be evicted because of NoExecute taints unless they carry tolerations.',
+  },
+  {
+    id: '001-3-unknown-conditions',
+    doc: '001', section: '3', sectionTitle: 'States and transitions', level: 'SHOULD', source: 'ground-truth',
+    surface: 'controllers',
+    text: 'When a node has been silent past the grace period, the node controller sets Ready, MemoryPressure, DiskPressure and PIDPressure to Unknown with reason `NodeStatusUnknown` and message `Agent stopped posting node status.` (a missing one is added with reason `NodeStatusNeverUpdated`, message `Agent never posted node status.`); NetworkUnavailable is left alone.',
+  },
+  {
+    id: '001-3-lease-heartbeat',
+    doc: '001', section: '3', sectionTitle: 'States and transitions', level: 'SHOULD', source: 'ground-truth',
+    surface: 'controllers',
+    text: "The node controller counts a renewal of the node's Lease `node-lease/<node>` (a newer spec.renewTime) as a heartbeat, as it does a new lastHeartbeatTime of the Ready condition: a node that keeps renewing its Lease stays Ready without status updates.",
+  },
+  {
+    id: '001-3-taint-effects',
+    doc: '001', section: '3', sectionTitle: 'States and transitions', level: 'SHOULD', source: 'ground-truth',
+    surface: 'controllers',
+    text: 'The `node.orch.io/unreachable` (Ready Unknown) and `node.orch.io/not-ready` (Ready False) taints are added with effect NoSchedule and with effect NoExecute; the NoExecute one as soon as the controller observes Ready not True (rate-limited per zone), the two NoExecute taints excluding each other.',
+  },
+  {
+    id: '001-3-taints-removed',
+    doc: '001', section: '3', sectionTitle: 'States and transitions', level: 'SHOULD', source: 'ground-truth',
+    surface: 'controllers',
+    text: "When the node's Ready condition is True again, the node controller removes its `node.orch.io/not-ready` and `node.orch.io/unreachable` taints (NoSchedule and NoExecute).",
+  },
+  {
+    id: '001-3-pods-not-ready',
+    doc: '001', section: '3', sectionTitle: 'States and transitions', level: 'SHOULD', source: 'ground-truth',
+    surface: 'controllers',
+    text: "When the node controller turns a node's Ready condition from True to Unknown, it sets the Ready condition of the pods bound to that node to False.",
+  },
+  {
+    id: '001-3-toleration-seconds',
+    doc: '001', section: '3', sectionTitle: 'States and transitions', level: 'SHOULD', source: 'ground-truth',
+    surface: 'controllers',
+    text: "A pod that tolerates a node's NoExecute taints, some with tolerationSeconds, is deleted by the taint eviction controller once the smallest tolerationSeconds has passed.",
+  },
+  {
+    id: '001-3-disruption-target',
+    doc: '001', section: '3', sectionTitle: 'States and transitions', level: 'SHOULD', source: 'ground-truth',
+    surface: 'controllers',
+    text: 'Before deleting a pod for a NoExecute taint, the taint eviction controller sets the pod condition `DisruptionTarget` True with reason `DeletionByTaintManager` and message `Taint manager: deleting due to NoExecute taint`.',
+  },
+  {
+    id: '001-3-default-tolerations',
+    doc: '001', section: '3', sectionTitle: 'States and transitions', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
+    text: 'The DefaultTolerationSeconds admission gives every created pod that does not already tolerate them (by key and NoExecute effect) the tolerations `{key: node.orch.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 300}` and the same for `node.orch.io/unreachable`.',
   },
 
   // ---------------------------------------------------------------- 4.1 Container checkpoint
@@ -1040,6 +1099,7 @@ export const NODE_AGENT: readonly Requirement[] = [
   {
     id: '001-9-node-monitor-grace-period',
     doc: '001', section: '9', sectionTitle: 'Limits', level: 'MUST', source: 'spec',
+    surface: 'controllers',
     text: 'node-monitor-grace-period defaults to 50 seconds.',
   },
   {

@@ -17,6 +17,7 @@ import { metricsVersioningBreakages } from './metrics-versioning.js';
 import { surfaceBreakages } from './surface.js';
 import { apiRowsBreakages } from './api-rows.js';
 import { authBreakages } from './auth.js';
+import { nodeLifecycleApiBreakages } from './node-lifecycle-api.js';
 // <<imports>>
 
 export const BREAKAGES: Record<string, Breakage> = {
@@ -37,5 +38,6 @@ export const BREAKAGES: Record<string, Breakage> = {
   ...surfaceBreakages,
   ...apiRowsBreakages,
   ...authBreakages,
+  ...nodeLifecycleApiBreakages,
   // <<breakages>>
 };

@@ -178,7 +178,9 @@ export const workloadBreakages: Record<string, Breakage> = {
   'api.evictionrequest.status.conditions.max-100': onStatusPut(ER, (s) => { if (Array.isArray(s.conditions)) s.conditions = s.conditions.slice(0, 100); }),
   'api.evictionrequest.status.conditions.unique-type': onStatusPut(ER, dedupeByType),
   'api.evictionrequest.status.condition.shape': onStatusPut(ER, (s) => { (s.conditions ?? []).forEach(fixCondition); }),
-  'api.evictionrequest.status.observed-generation.minimum': onStatusPut(ER, (s) => { if (s.observedGeneration < 1) delete s.observedGeneration; }),
+  // A value below 1 is let through as one the server accepts whatever the controller wrote before (a
+  // removed field would meet "cannot decrement" once the eviction-request controller set it to 1).
+  'api.evictionrequest.status.observed-generation.minimum': onStatusPut(ER, (s) => { if (s.observedGeneration < 1) s.observedGeneration = 1_000_000; }),
   'api.evictionrequest.status.observed-generation.increment-only': allowsChange(ER, 'status.observedGeneration', {
     status: true,
     forbidden: (next, prev) => typeof prev === 'number' && (next === undefined || next < prev),

@@ -4,7 +4,7 @@ import t from 'tap';
 import { garbageCollectionFinalizers } from '../../reference/apiserver/delete-options.js';
 import { SC, call, sc, startTestServer, widgets } from './helpers.js';
 import { startApiServer } from '../../reference/apiserver/apiserver.js';
-import { GarbageCollector } from '../../reference/controllers/garbage-collector.js';
+import { startControllerManager } from '../../reference/controllers/manager.js';
 import { storageClassStrategy } from '../../reference/resources/storageclass.js';
 import { MemoryStorage } from '../../reference/storage/memory.js';
 import { widgetStrategy } from './helpers.js';
@@ -12,14 +12,15 @@ import { widgetStrategy } from './helpers.js';
 const W = widgets('default');
 const HOLD = 'example.orch.io/hold';
 
+/** An API server with a controller manager running the garbage collector as its client. */
 async function startWithCollector(t: { teardown(fn: () => unknown): void }) {
   const api = await startApiServer({
     storage: new MemoryStorage(),
     strategies: [storageClassStrategy, widgetStrategy],
-    controllers: [(registry, st, log) => new GarbageCollector(registry, st, log)],
     log: (m, e) => console.error('unexpected server error:', m, e),
   });
-  t.teardown(() => api.close());
+  const cm = await startControllerManager({ api: { url: api.url }, controllers: ['garbage-collector-controller'], serve: false, log: () => undefined });
+  t.teardown(async () => { await cm.close(); await api.close(); });
   return api;
 }
 

@@ -1,27 +1,41 @@
 // The garbage collector: Background, Foreground and Orphan propagation over metadata.ownerReferences,
-// across kinds (a namespaced Widget, the cluster-scoped StorageClass), with the controller running.
+// across kinds (a namespaced Widget, the cluster-scoped StorageClass), with the collector running in a
+// controller manager as a client of the API server (as upstream's kube-controller-manager).
 import t from 'tap';
 import { startApiServer, type RunningApiServer } from '../../reference/apiserver/apiserver.js';
-import { GarbageCollector } from '../../reference/controllers/garbage-collector.js';
+import { startControllerManager, type RunningControllerManager } from '../../reference/controllers/manager.js';
+import { GarbageCollector, GARBAGE_COLLECTOR_CONTROLLER } from '../../reference/controllers/garbage-collector.js';
 import { storageClassStrategy } from '../../reference/resources/storageclass.js';
 import { MemoryStorage } from '../../reference/storage/memory.js';
-import { SC, call, eventually, sc, sleep, widgetStrategy, widgets } from './helpers.js';
+import { NS, SC, call, eventually, sc, sleep, widgetStrategy, widgets } from './helpers.js';
 
 interface GcServer extends RunningApiServer {
   gc: GarbageCollector;
+  cm: RunningControllerManager;
 }
 
-async function startGcServer(t: { teardown(fn: () => unknown): void }): Promise<GcServer> {
-  const storage = new MemoryStorage();
+const quiet = () => undefined;
+
+/** A controller manager running only the garbage collector against `url`; the collector itself for idle(). */
+async function startCollector(url: string): Promise<{ gc: GarbageCollector; cm: RunningControllerManager }> {
   let gc: GarbageCollector | undefined;
+  const cm = await startControllerManager({
+    api: { url }, controllers: [], serve: false, log: quiet,
+    extra: [{ name: GARBAGE_COLLECTOR_CONTROLLER, make: (ctx) => (gc = new GarbageCollector(ctx)) }],
+  });
+  return { gc: gc!, cm };
+}
+
+async function startGcServer(t: { teardown(fn: () => unknown): void }, opts: { garbageCollection?: boolean } = {}): Promise<GcServer> {
   const api = await startApiServer({
-    storage,
+    storage: new MemoryStorage(),
     strategies: [storageClassStrategy, widgetStrategy],
-    controllers: [(registry, st, log) => (gc = new GarbageCollector(registry, st, log))],
+    garbageCollection: opts.garbageCollection,
     log: (m, e) => console.error('unexpected server error:', m, e),
   });
-  t.teardown(() => api.close());
-  return { ...api, gc: gc! };
+  const { gc, cm } = await startCollector(api.url);
+  t.teardown(async () => { await cm.close(); await api.close(); });
+  return { ...api, gc, cm };
 }
 
 const W = widgets('default');
@@ -78,6 +92,21 @@ t.test('an owner reference naming a recreated object (other uid) is dangling; an
   await srv.gc.idle();
   t.equal(await status(srv.url, `${W}/foreign`), 200, 'an owner of a kind the server does not serve cannot be judged absent');
   t.equal(await status(srv.url, `${W}/owner`), 200, 'the new object of the same name is untouched');
+});
+
+t.test('a namespaced owner is looked for in the dependent\'s namespace only; a cluster-scoped dependent cannot have one', async (t) => {
+  const srv = await startGcServer(t);
+  await call(srv.url, 'POST', NS, { metadata: { name: 'other' } });
+  const owner = (await call(srv.url, 'POST', W, widget('owner'))).body;
+  const elsewhere = await call(srv.url, 'POST', widgets('other'), widget('elsewhere', { ownerReferences: [ref(owner)] }));
+  t.equal(elsewhere.status, 201);
+  const cluster = await call(srv.url, 'POST', SC, { ...sc('cluster-dep'), metadata: { name: 'cluster-dep', ownerReferences: [ref(owner)] } });
+  t.equal(cluster.status, 201);
+  const local = await call(srv.url, 'POST', W, widget('local', { ownerReferences: [ref(owner)] }));
+  t.equal(local.status, 201);
+  await eventually(async () => (await status(srv.url, `${widgets('other')}/elsewhere`)) === 404 && (await status(srv.url, `${SC}/cluster-dep`)) === 404);
+  await srv.gc.idle();
+  t.equal(await status(srv.url, `${W}/local`), 200, 'the dependent in the owner\'s namespace stays');
 });
 
 t.test('Foreground: the owner waits, marked, until dependents with blockOwnerDeletion are gone', async (t) => {
@@ -158,7 +187,7 @@ t.test('the orphan finalizer already on an object decides when no policy is give
   t.equal(await status(srv.url, `${W}/dep2`), 200);
 });
 
-t.test('Foreground and Orphan change finalizers on an object already being deleted; not without a collector', async (t) => {
+t.test('Foreground and Orphan change finalizers on an object already being deleted', async (t) => {
   const srv = await startGcServer(t);
   await call(srv.url, 'POST', W, widget('held', { finalizers: [HOLD] }));
   const first = await call(srv.url, 'DELETE', `${W}/held`);
@@ -167,28 +196,38 @@ t.test('Foreground and Orphan change finalizers on an object already being delet
   t.same(again.body.metadata.finalizers, [HOLD, 'orphan'], 'a later delete may still ask for orphaning');
   t.equal(again.body.metadata.deletionTimestamp, first.body.metadata.deletionTimestamp);
   await eventually(async () => JSON.stringify((await call(srv.url, 'GET', `${W}/held`)).body.metadata.finalizers) === JSON.stringify([HOLD]));
+  t.pass('the collector removes the orphan finalizer (no dependents)');
+});
 
-  srv.gc.stop();
-  await call(srv.url, 'POST', W, widget('plain'));
-  const fg = await call(srv.url, 'DELETE', `${W}/plain?propagationPolicy=Foreground`);
-  t.equal(fg.body.kind, 'Status', 'without a collector nobody would remove the finalizer: the delete is immediate');
-  t.equal(await status(srv.url, `${W}/plain`), 404);
+t.test('the API server adds the finalizers whether a collector runs or not (upstream), unless garbage collection is off', async (t) => {
+  const storage = new MemoryStorage();
+  const api = await startApiServer({ storage, strategies: [storageClassStrategy, widgetStrategy], log: quiet });
+  t.teardown(() => api.close());
+  await call(api.url, 'POST', W, widget('plain'));
+  const fg = await call(api.url, 'DELETE', `${W}/plain?propagationPolicy=Foreground`);
+  t.same(fg.body.metadata.finalizers, ['foregroundDeletion'], 'marked for a collector');
+  await sleep(50);
+  t.equal(await status(api.url, `${W}/plain`), 200, 'no collector: it stays pending, as upstream');
+  const { cm } = await startCollector(api.url);
+  t.teardown(() => cm.close());
+  await eventually(async () => (await status(api.url, `${W}/plain`)) === 404);
+  t.pass('a collector started later finishes it');
+
+  const off = await startGcServer(t, { garbageCollection: false });
+  await call(off.url, 'POST', W, widget('plain'));
+  const immediate = await call(off.url, 'DELETE', `${W}/plain?propagationPolicy=Foreground`);
+  t.equal(immediate.body.kind, 'Status', 'garbage collection off (--enable-garbage-collector=false): the delete is immediate');
+  t.equal(await status(off.url, `${W}/plain`), 404);
 });
 
 t.test('objects that exist when the collector starts are looked at', async (t) => {
-  const storage = new MemoryStorage();
-  const first = await startApiServer({ storage, strategies: [storageClassStrategy, widgetStrategy], log: () => {} });
-  await call(first.url, 'POST', W, widget('dep', { ownerReferences: [{ apiVersion: 'test.orch.io/v1', kind: 'Widget', name: 'nobody', uid: 'gone-uid' }] }));
+  const api = await startApiServer({ storage: new MemoryStorage(), strategies: [storageClassStrategy, widgetStrategy], log: quiet });
+  t.teardown(() => api.close());
+  await call(api.url, 'POST', W, widget('dep', { ownerReferences: [{ apiVersion: 'test.orch.io/v1', kind: 'Widget', name: 'nobody', uid: 'gone-uid' }] }));
   await sleep(50);
-  t.equal(await status(first.url, `${W}/dep`), 200, 'no collector: the dangling dependent stays');
-  // Same storage, now with a collector (the first server's handler is simply abandoned).
-  const second = await startApiServer({
-    storage,
-    strategies: [storageClassStrategy, widgetStrategy],
-    controllers: [(registry, st, log) => new GarbageCollector(registry, st, log)],
-    log: () => {},
-  });
-  t.teardown(() => Promise.all([second.close(), first.close()]));
-  await eventually(async () => (await status(second.url, `${W}/dep`)) === 404);
+  t.equal(await status(api.url, `${W}/dep`), 200, 'no collector: the dangling dependent stays');
+  const { cm } = await startCollector(api.url);
+  t.teardown(() => cm.close());
+  await eventually(async () => (await status(api.url, `${W}/dep`)) === 404);
   t.pass('collected at start');
 });

@@ -63,12 +63,25 @@ const REVIEWS: ResourceKind[] = [
   review('SelfSubjectAccessReview', 'authorization.orch.io/v1', () => ({ spec: { nonResourceAttributes: { verb: 'get', path: '/healthz' } } })),
 ];
 
+/** The legacy bindings collection (never stored): its valid sample binds a pod made for it below. */
+const BINDING: ResourceKind = {
+  kind: 'Binding', apiVersion: 'v1', plural: 'bindings', namespaced: true, hasStatus: false, deleteResponse: 'unspecified', section: '',
+  valid: () => ({ target: { kind: 'Node', name: 'malformed-node' } }), change: { patch: {}, changed: () => false },
+};
+const BOUND_POD = 'malformed-bound';
+
+/** The Eviction kind the eviction-request controller writes (lifecycle.orch.io/v1alpha1). */
+const EVICTION: ResourceKind = {
+  kind: 'Eviction', apiVersion: 'lifecycle.orch.io/v1alpha1', plural: 'evictions', namespaced: true, hasStatus: true, deleteResponse: 'status', section: '',
+  valid: () => ({ spec: { target: { pod: { name: 'malformed-target', uid: randomUUID() } } } }), change: { patch: { metadata: { labels: { changed: 'yes' } } }, changed: () => true },
+};
+
 function fakeContext(namespace: string): CaseContext {
   let n = 0;
   return {
     namespace, labels: {}, runId: 'malformed', signal: new AbortController().signal,
     uniqueName: (hint = 'x') => `m-${hint}-${n++}-${randomUUID().slice(0, 8)}`,
-    track: () => undefined, api: undefined as never, component: () => undefined as never, facts: {},
+    track: () => undefined, api: undefined as never, component: () => undefined as never, componentNames: () => ['apiserver'], facts: {},
     agent: () => undefined as never, cri: () => undefined as never, podInfoSocket: () => undefined as never, agents: undefined as never,
   };
 }
@@ -80,7 +93,9 @@ t.test('malformed bodies per kind: a Status, never a 500', async (t) => {
   const problems: string[] = [];
   let sent = 0;
   // Every served resource, with a valid sample from the kinds the suites describe.
-  const samples: ResourceKind[] = [...KINDS, ...AGENT_KINDS, NAMESPACE, ...REVIEWS];
+  const samples: ResourceKind[] = [...KINDS, ...AGENT_KINDS, NAMESPACE, ...REVIEWS, BINDING, EVICTION];
+  const pod = await fetch(`${ref.url}/api/v1/namespaces/default/pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: BOUND_POD }, spec: { containers: [{ name: 'c', image: 'i' }] } }) });
+  t.equal(pod.status, 201, 'the pod the Binding sample binds');
   for (const strategy of REFERENCE_RESOURCES) {
     const apiVersion = strategy.group ? `${strategy.group}/${strategy.version}` : strategy.version;
     const k = samples.find((x) => x.kind === strategy.kind && x.apiVersion === apiVersion);
@@ -98,7 +113,7 @@ t.test('malformed bodies per kind: a Status, never a 500', async (t) => {
       return { status: res.status, json };
     };
     // Reviews are never stored and want empty metadata.
-    const valid = () => ({ apiVersion: k.apiVersion, kind: k.kind, metadata: strategy.notStored ? {} : { name: ctx.uniqueName(k.plural.slice(0, 5)) }, ...k.valid(ctx) });
+    const valid = () => ({ apiVersion: k.apiVersion, kind: k.kind, metadata: strategy.notStored ? (strategy.answerCreate ? { name: BOUND_POD } : {}) : { name: ctx.uniqueName(k.plural.slice(0, 5)) }, ...k.valid(ctx) });
     const ok = await post('valid sample', valid());
     if (ok.status !== 201) problems.push(`${k.kind}: the valid sample was refused: ${JSON.stringify(ok.json).slice(0, 300)}`);
 

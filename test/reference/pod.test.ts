@@ -73,14 +73,16 @@ t.test('containers', async (t) => {
 
 t.test('pod fields', async (t) => {
   const { u, bad } = await server(t);
-  let b = await bad('f', { restartPolicy: 'Sometimes', activeDeadlineSeconds: 0, nodeName: 'Not A Node', schedulingGroup: 'Bad Group', tolerations: [{ operator: 'Like' }] });
-  t.same(b.details.causes.map((c: any) => c.field), ['spec.restartPolicy', 'spec.activeDeadlineSeconds', 'spec.nodeName', 'spec.schedulingGroup', 'spec.tolerations[0].operator']);
+  let b = await bad('f', { restartPolicy: 'Sometimes', activeDeadlineSeconds: 0, nodeName: 'Not A Node', schedulingGroup: { podGroupName: 'Bad Group' }, tolerations: [{ operator: 'Like' }] });
+  t.same(b.details.causes.map((c: any) => c.field), ['spec.restartPolicy', 'spec.activeDeadlineSeconds', 'spec.nodeName', 'spec.schedulingGroup.podGroupName', 'spec.tolerations[0].operator']);
   t.equal(b.details.causes[1].message, 'Invalid value: 0: must be between 1 and 2147483647, inclusive');
   b = await bad('gates', { nodeName: 'n1', schedulingGates: [{ name: 'a.io/x' }, { name: 'a.io/x' }] });
   t.same(b.details.causes.map((c: any) => [c.field, c.reason]), [['spec.schedulingGates[1].name', 'FieldValueDuplicate'], ['spec.nodeName', 'FieldValueForbidden']]);
-  const ok = await call(u, 'POST', PODS, pod('ok', { nodeName: 'node-1', schedulingGroup: 'group-a' }));
+  b = await bad('sg', { schedulingGroup: {} });
+  t.equal(b.message, 'Pod "sg" is invalid: spec.schedulingGroup.podGroupName: Required value');
+  const ok = await call(u, 'POST', PODS, pod('ok', { nodeName: 'node-1', schedulingGroup: { podGroupName: 'group-a' } }));
   t.equal(ok.status, 201);
-  t.same([ok.body.spec.nodeName, ok.body.spec.schedulingGroup], ['node-1', 'group-a']);
+  t.same([ok.body.spec.nodeName, ok.body.spec.schedulingGroup], ['node-1', { podGroupName: 'group-a' }]);
 });
 
 t.test('seccomp profiles', async (t) => {
@@ -131,6 +133,8 @@ t.test('updates', async (t) => {
   t.equal(r.body.message, 'Pod "u" is invalid: spec.activeDeadlineSeconds: Invalid value: null: must not update from a positive integer to nil value');
   r = await put((p) => { p.spec.ephemeralContainers = [{ name: 'dbg', image: IMG }]; });
   t.equal(r.status, 422, 'ephemeral containers do not come through the main resource');
+  r = await put((p) => { p.spec.schedulingGroup = { podGroupName: 'late' }; });
+  t.equal(r.body.message, 'Pod "u" is invalid: spec.schedulingGroup: Invalid value: {"podGroupName":"late"}: field is immutable', 'schedulingGroup is immutable');
 
   const st = await call(u, 'PUT', `${PODS}/u/status`, { ...created, metadata: { ...created.metadata, resourceVersion: undefined }, spec: { containers: [] }, status: { phase: 'Running', startTime: '2025-01-01T00:00:00.5Z' } });
   t.equal(st.status, 200);

@@ -3,6 +3,7 @@
 import t from 'tap';
 import { generateName } from '../../reference/apiserver/store.js';
 import { NS, SC, call, eventually, sc, startTestServer, widgets } from './helpers.js';
+import { startControllerManager } from '../../reference/controllers/manager.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const RFC3339_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -320,8 +321,10 @@ t.test('delete collection and list snapshots', async (t) => {
   t.equal(old.body.message, 'The resourceVersion for the provided list is too old.');
 });
 
-t.test('namespace lifecycle: deleting a namespace deletes what is in it', async (t) => {
+t.test('namespace lifecycle: deleting a namespace deletes what is in it (the namespace controller of a controller manager)', async (t) => {
   const srv = await startTestServer(t);
+  const cm = await startControllerManager({ api: { url: srv.url }, controllers: ['namespace-controller'], serve: false, log: () => undefined });
+  t.teardown(() => cm.close());
   const ns = await call(srv.url, 'POST', NS, { metadata: { name: 'doomed' } });
   t.equal(ns.status, 201);
   t.same(ns.body.status, { phase: 'Active' });

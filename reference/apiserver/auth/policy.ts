@@ -72,12 +72,13 @@ export const BOOTSTRAP_CLUSTER_ROLES: ReadonlyMap<string, readonly PolicyRule[]>
   ]],
   // The controller manager (upstream system:kube-controller-manager together with its controllers'
   // roles): it reads everything (quota counts any kind), rewrites any object (storage version
-  // migration), and creates and deletes what its controllers own.
+  // migration, namespaces/finalize), deletes any object (the garbage collector, the namespace
+  // controller), and creates what its controllers own.
   ['system:orch-controller-manager', [
     { verbs: ['get', 'list', 'watch', 'patch', 'update'], apiGroups: [ALL], resources: [ALL] },
-    { verbs: ['create', 'delete'], apiGroups: ['lifecycle.orch.io'], resources: ['evictions'] },
+    { verbs: ['delete', 'deletecollection'], apiGroups: [ALL], resources: [ALL] },
+    { verbs: ['create'], apiGroups: ['lifecycle.orch.io'], resources: ['evictions'] },
     { verbs: ['create'], apiGroups: [''], resources: ['pods/eviction'] },
-    { verbs: ['delete'], apiGroups: [''], resources: ['pods'] },
     { verbs: ['create'], apiGroups: ['events.orch.io'], resources: ['events'] },
   ]],
   // The scheduler (upstream system:kube-scheduler): reads pods, nodes and pod groups, binds pods,
