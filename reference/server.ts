@@ -82,7 +82,7 @@ export interface ReferenceOptions {
   defaultUnreachableTolerationSeconds?: number;
   /**
    * The controller manager, run next to the API server as its client (`serve --controllers`,
-   * `--no-controller-manager`): default every controller on by default, its endpoints on an
+   * `--controllers ''` for none): default every controller on by default, its endpoints on an
    * ephemeral port; `false`: none. The namespace controller, the garbage collector and the
    * ClusterRole aggregation are controllers too: without them a deleted namespace stays
    * Terminating, dependents are not collected and objects deleted with Foreground or Orphan

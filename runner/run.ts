@@ -66,6 +66,8 @@ export function newRunId(): string {
 const CLEANUP_TIMEOUT_MS = 10_000;
 /** Agent cases mostly wait on the agent's loops, so more of them run at once than there are cores. */
 export const DEFAULT_AGENT_PARALLEL = 6;
+/** Cases that wait on controllers or the scheduler: as many at once, beside the others. */
+export const DEFAULT_CONTROLLER_PARALLEL = 6;
 
 /** What a run created, so it can be deleted afterwards. Shared by every case of the run. */
 class Tracker {
@@ -162,9 +164,13 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
     // Cases that observe an agent spend their time waiting for its loops (status every 10 s, lease
     // renewals, restarts): they get workers of their own, so they neither hold up the API cases nor
     // wait behind them, and start at once.
+    // Cases that wait for a controller or the scheduler (grace periods, a window in which nothing may
+    // happen) likewise get workers of their own.
     const indices = group.cases.map((_, i) => i);
+    const waitsOnControllers = (c: Case) => !observesAgent(c) && (c.controllers?.length ?? 0) > 0;
     const agentQueue = indices.filter((i) => observesAgent(group.cases[i]!));
-    const apiQueue = indices.filter((i) => !observesAgent(group.cases[i]!));
+    const controllerQueue = indices.filter((i) => waitsOnControllers(group.cases[i]!));
+    const apiQueue = indices.filter((i) => !observesAgent(group.cases[i]!) && !waitsOnControllers(group.cases[i]!));
     const worker = (queue: number[]) => async () => {
       for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
         const c = group.cases[i]!;
@@ -183,9 +189,11 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
     };
     const parallel = Math.max(1, Math.min(opts.parallel ?? availableParallelism(), apiQueue.length || 1));
     const agentParallel = Math.max(1, Math.min(opts.agentParallel ?? DEFAULT_AGENT_PARALLEL, agentQueue.length || 1));
+    const controllerParallel = Math.min(DEFAULT_CONTROLLER_PARALLEL, controllerQueue.length);
     await Promise.all([
       ...Array.from({ length: parallel }, worker(apiQueue)),
       ...Array.from({ length: agentQueue.length ? agentParallel : 0 }, worker(agentQueue)),
+      ...Array.from({ length: controllerParallel }, worker(controllerQueue)),
     ]);
     const cleanup = await cleanUp(group.conn, dispatcher, tracker, runId);
     leaks.push(...cleanup.leaks);

@@ -61,13 +61,13 @@ t.test('Prometheus with native histograms: protobuf scrape, native and classic s
   t.ok(value(requests) > 0, 'apiserver_request_total ingested');
 
   // The instant query of a native histogram series answers with a `histogram` field, not `value`.
-  const native = await prom.until('apiserver_request_duration_seconds{job="orch-native",verb="LIST"}', nonEmpty, 'native histogram series');
+  const native = await prom.until('apiserver_request_duration_seconds{job="orch-native",resource="namespaces",verb="LIST"}', nonEmpty, 'native histogram series');
   t.ok(native[0].histogram, 'the series is a native histogram');
   t.equal(native[0].value, undefined);
   const h = native[0].histogram[1];
   t.ok(Number(h.count) > 0, `native count ${h.count}`);
   t.ok(Array.isArray(h.buckets) && h.buckets.length > 0 && h.buckets.length <= 160, `native buckets: ${h.buckets?.length}`);
-  const rate = await prom.until('histogram_count(rate(apiserver_request_duration_seconds{job="orch-native",verb="LIST"}[1m]))', (r) => value(r) > 0, 'native histogram rate');
+  const rate = await prom.until('histogram_count(rate(apiserver_request_duration_seconds{job="orch-native",resource="namespaces",verb="LIST"}[1m]))', (r) => value(r) > 0, 'native histogram rate');
   t.ok(value(rate) > 0, 'histogram_count(rate(...)) works on the native series');
   const quantile = await prom.query('histogram_quantile(0.9, sum(rate(apiserver_request_duration_seconds{job="orch-native"}[1m])))');
   t.ok(quantile.length > 0 && Number.isFinite(value(quantile)), 'native histogram_quantile answers');
@@ -75,9 +75,9 @@ t.test('Prometheus with native histograms: protobuf scrape, native and classic s
   // The gate-off server, scraped by the same (protobuf-asking) Prometheus: classic buckets only.
   const gateOff = await prom.until('orch_feature_enabled{job="orch-classic",name="NativeHistograms"}', nonEmpty, 'gate metric of the native-off server');
   t.equal(value(gateOff), 0, 'orch_feature_enabled{name="NativeHistograms"} is 0');
-  const classic = await prom.until('apiserver_request_duration_seconds_bucket{job="orch-classic",verb="LIST",le="+Inf"}', nonEmpty, 'classic +Inf bucket of the native-off server');
+  const classic = await prom.until('apiserver_request_duration_seconds_bucket{job="orch-classic",resource="namespaces",verb="LIST",le="+Inf"}', nonEmpty, 'classic +Inf bucket of the native-off server');
   t.ok(Number(classic[0].value[1]) > 0, 'classic buckets ingested from protobuf, +Inf implied by the count');
-  const le = await prom.query('count(apiserver_request_duration_seconds_bucket{job="orch-classic",verb="LIST"})');
+  const le = await prom.query('count(apiserver_request_duration_seconds_bucket{job="orch-classic",resource="namespaces",verb="LIST"})');
   t.equal(value(le), 24, '23 classic bounds plus +Inf');
   t.same(await prom.query('apiserver_request_duration_seconds{job="orch-classic"}'), [], 'no native series from the gate-off server');
 
@@ -96,7 +96,7 @@ t.test('Prometheus without native histograms: text scrape, classic series', asyn
   t.equal(value(gate), 1);
   const requests = await prom.until('sum(apiserver_request_total{resource="storageclasses",code="404"})', (r) => value(r) > 0, 'request counter');
   t.ok(value(requests) > 0, 'apiserver_request_total ingested (OpenMetrics `_total` samples)');
-  const buckets = await prom.until('count(apiserver_request_duration_seconds_bucket{verb="LIST"})', (r) => value(r) === 24, 'classic buckets');
+  const buckets = await prom.until('count(apiserver_request_duration_seconds_bucket{resource="namespaces",verb="LIST"})', (r) => value(r) === 24, 'classic buckets');
   t.equal(value(buckets), 24);
   const q = await prom.until('histogram_quantile(0.9, sum by (le) (rate(apiserver_request_duration_seconds_bucket[1m])))', (r) => r.length > 0 && Number.isFinite(value(r)), 'classic quantile');
   t.ok(Number.isFinite(value(q)), 'classic histogram_quantile answers');

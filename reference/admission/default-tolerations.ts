@@ -10,18 +10,11 @@ import type { AdmissionFactory, AdmissionSettings } from '../apiserver/apiserver
 import { isPlainObject } from '../apiserver/schema.js';
 import type { Admission, ResourceStore } from '../apiserver/store.js';
 import type { ApiObject } from '../apiserver/strategy.js';
+import { TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, type Toleration } from '../taints.js';
 
-export const TAINT_NODE_NOT_READY = 'node.orch.io/not-ready';
-export const TAINT_NODE_UNREACHABLE = 'node.orch.io/unreachable';
+export { TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE } from '../taints.js';
 export const DEFAULT_TOLERATION_SECONDS = 300;
 
-interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
 
 /**
  * Upstream's test, which looks at key and effect only: a toleration of the taint's key, or of every

@@ -31,6 +31,9 @@ export interface ComponentServerOptions {
   readonly apiClient?: { metrics: RequestMetrics | undefined };
 }
 
+/** Where a component's HTTPS endpoints listen (default 127.0.0.1, an ephemeral port, the process's self-signed certificate); `false`: none (in-process tests). */
+export type ComponentServe = { readonly host?: string; readonly port?: number; readonly tls?: { certPem: string; keyPem: string; caPem?: string } } | false;
+
 export interface RunningComponentServer {
   readonly url: string;
   readonly caPem?: string;

@@ -10,7 +10,7 @@ import { FeatureGates } from '../features.js';
 import { namedCheck } from '../observability/health.js';
 import type { HealthFaults } from '../observability/health.js';
 import type { ComponentMetrics } from '../observability/metrics.js';
-import { startComponentServer } from '../components/component-server.js';
+import { startComponentServer, type ComponentServe } from '../components/component-server.js';
 import { DEFAULT_CONTROLLER_SETTINGS, type Controller, type ControllerDefinition, type ControllerSettings } from './controller.js';
 import { eventRecorder } from './events.js';
 import { CONTROLLERS } from './index.js';
@@ -33,7 +33,7 @@ export interface ControllerManagerOptions {
   readonly settings?: Partial<ControllerSettings>;
   readonly featureGates?: FeatureGates;
   /** Where the HTTPS endpoints listen; `false`: none (in-process tests). Default 127.0.0.1, ephemeral port. */
-  readonly serve?: { readonly host?: string; readonly port?: number; readonly tls?: { certPem: string; keyPem: string; caPem?: string } } | false;
+  readonly serve?: ComponentServe;
   /** As /flagz shows them. */
   readonly flags?: Readonly<Record<string, string>>;
   readonly healthFaults?: HealthFaults;

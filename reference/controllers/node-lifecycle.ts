@@ -28,29 +28,23 @@ import type { Informer, KubeObject } from '../client/informer.js';
 import { keyOf, splitKey } from '../client/informer.js';
 import { WorkQueue } from '../client/workqueue.js';
 import type { Controller, ControllerContext, ControllerDefinition } from './controller.js';
+import { TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, type Taint } from '../taints.js';
 
 export const NODE_LIFECYCLE_CONTROLLER = 'node-lifecycle-controller';
 
 /** The namespace of the nodes' heartbeat Leases (spec 001 §2.2). */
 const NODE_LEASE_NAMESPACE = 'node-lease';
 
-export const TAINT_NOT_READY = 'node.orch.io/not-ready';
-export const TAINT_UNREACHABLE = 'node.orch.io/unreachable';
 export const TAINT_UNSCHEDULABLE = 'node.orch.io/unschedulable';
 
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: string;
-  timeAdded?: string;
-}
+export type { Taint } from '../taints.js';
 
-export const NOT_READY_NO_EXECUTE: Taint = { key: TAINT_NOT_READY, effect: 'NoExecute' };
-export const UNREACHABLE_NO_EXECUTE: Taint = { key: TAINT_UNREACHABLE, effect: 'NoExecute' };
+export const NOT_READY_NO_EXECUTE: Taint = { key: TAINT_NODE_NOT_READY, effect: 'NoExecute' };
+export const UNREACHABLE_NO_EXECUTE: Taint = { key: TAINT_NODE_UNREACHABLE, effect: 'NoExecute' };
 
 /** Condition type, then status, to the NoSchedule taint key it brings (upstream nodeConditionToTaintKeyStatusMap). */
 const CONDITION_TAINTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  Ready: { False: TAINT_NOT_READY, Unknown: TAINT_UNREACHABLE },
+  Ready: { False: TAINT_NODE_NOT_READY, Unknown: TAINT_NODE_UNREACHABLE },
   MemoryPressure: { True: 'node.orch.io/memory-pressure' },
   DiskPressure: { True: 'node.orch.io/disk-pressure' },
   PIDPressure: { True: 'node.orch.io/pid-pressure' },
@@ -289,10 +283,10 @@ class NodeLifecycleController implements Controller {
     if (node.spec?.unschedulable) want.push({ key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule' });
     const have: Taint[] = (node.spec?.taints ?? []).filter((t: Taint) => t.effect === 'NoSchedule' && (t.key === TAINT_UNSCHEDULABLE || CONDITION_TAINT_KEYS.has(t.key)));
     // Test-only (breaks): the control plane never adds this taint.
-    const wanted = want.filter((t) => !(this.breaks('no-unreachable-taint') && t.key === TAINT_UNREACHABLE) && !(this.breaks('no-not-ready-taint') && t.key === TAINT_NOT_READY));
+    const wanted = want.filter((t) => !(this.breaks('no-unreachable-taint') && t.key === TAINT_NODE_UNREACHABLE) && !(this.breaks('no-not-ready-taint') && t.key === TAINT_NODE_NOT_READY));
     const add = wanted.filter((t) => !have.some((h) => sameTaint(h, t)));
     // Test-only (breaks): the not-ready and unreachable taints stay after Ready comes back.
-    const del = have.filter((h) => !wanted.some((t) => sameTaint(h, t)) && !(this.breaks('keep-taints') && (h.key === TAINT_NOT_READY || h.key === TAINT_UNREACHABLE)));
+    const del = have.filter((h) => !wanted.some((t) => sameTaint(h, t)) && !(this.breaks('keep-taints') && (h.key === TAINT_NODE_NOT_READY || h.key === TAINT_NODE_UNREACHABLE)));
     if (add.length === 0 && del.length === 0) return;
     if (!(await this.swapTaints(node, add, del))) throw new Error(`failed to swap NoSchedule taints of node ${name}`);
   }
@@ -370,7 +364,7 @@ class NodeLifecycleController implements Controller {
 
   /** Test-only (breaks): whether the switches say never to add `t`. */
   private noTaint(t: Taint): boolean {
-    return (this.breaks('no-unreachable-taint') && t.key === TAINT_UNREACHABLE) || (this.breaks('no-not-ready-taint') && t.key === TAINT_NOT_READY);
+    return (this.breaks('no-unreachable-taint') && t.key === TAINT_NODE_UNREACHABLE) || (this.breaks('no-not-ready-taint') && t.key === TAINT_NODE_NOT_READY);
   }
 
   /** Queues the node for its NoExecute taint (again, when the taint is missing). */

@@ -15,32 +15,9 @@ import type { Informer, KubeObject } from '../client/informer.js';
 import { keyOf, splitKey } from '../client/informer.js';
 import { WorkQueue } from '../client/workqueue.js';
 import type { Controller, ControllerContext, ControllerDefinition } from './controller.js';
-import type { Taint } from './node-lifecycle.js';
+import { toleratesTaint, type Taint, type Toleration } from '../taints.js';
 
 export const TAINT_EVICTION_CONTROLLER = 'taint-eviction-controller';
-
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
-
-/** Upstream Toleration.ToleratesTaint (Equal and Exists). */
-export function toleratesTaint(tol: Toleration, taint: Taint): boolean {
-  if (tol.effect && tol.effect !== taint.effect) return false;
-  if (tol.key && tol.key !== taint.key) return false;
-  switch (tol.operator ?? '') {
-    case '':
-    case 'Equal':
-      return (tol.value ?? '') === (taint.value ?? '');
-    case 'Exists':
-      return true;
-    default:
-      return false;
-  }
-}
 
 /**
  * Upstream GetMatchingTolerations + getMinTolerationTime: undefined when some taint is not tolerated;

@@ -7,23 +7,12 @@
 // Scoring is LeastAllocated over cpu and memory (upstream's non-zero request defaults), ties by name.
 import { parseQuantityJSON } from '../apiserver/quantity.js';
 import type { KubeObject } from '../client/informer.js';
+import { toleratesTaint, type Taint, type Toleration } from '../taints.js';
 
 /** Resource amounts in milli-units (cpu 1 = 1000; memory bytes × 1000), by resource name. */
 export type Resources = Map<string, bigint>;
 
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
-
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: string;
-}
+export type { Taint, Toleration } from '../taints.js';
 
 /** Upstream's reasons (framework statuses of the default plugins), `orch.io` for `kubernetes.io`. */
 export const REASON = {
@@ -134,21 +123,6 @@ function nonZero(req: Resources, r: 'cpu' | 'memory'): bigint {
 
 export function isReady(node: KubeObject): boolean {
   return (node.status?.conditions ?? []).some((c: any) => c?.type === 'Ready' && c?.status === 'True');
-}
-
-/** Upstream v1helper ToleratesTaint. */
-export function toleratesTaint(tol: Toleration, taint: Taint): boolean {
-  if (tol.effect && tol.effect !== taint.effect) return false;
-  if (tol.key && tol.key !== taint.key) return false;
-  switch (tol.operator ?? 'Equal') {
-    case '':
-    case 'Equal':
-      return (tol.value ?? '') === (taint.value ?? '');
-    case 'Exists':
-      return true;
-    default:
-      return false;
-  }
 }
 
 /** The first NoSchedule/NoExecute taint of the node that no toleration tolerates, if any. */

@@ -15,7 +15,7 @@ import { InformerFactory, keyOf, splitKey, type Informer, type KubeObject } from
 import { FeatureGates } from '../features.js';
 import { namedCheck, type HealthFaults } from '../observability/health.js';
 import type { ComponentMetrics } from '../observability/metrics.js';
-import { startComponentServer } from '../components/component-server.js';
+import { startComponentServer, type ComponentServe } from '../components/component-server.js';
 import type { ApiConnection } from '../controllers/manager.js';
 import { eventRecorder, type EventRecorder } from '../controllers/events.js';
 import { isTerminal, SchedulerCache, Simulation, type PlacedPod } from './cache.js';
@@ -34,7 +34,7 @@ export interface SchedulerOptions {
   readonly api: ApiConnection;
   readonly featureGates?: FeatureGates;
   /** Where the HTTPS endpoints listen; `false`: none. Default 127.0.0.1, ephemeral port. */
-  readonly serve?: { readonly host?: string; readonly port?: number; readonly tls?: { certPem: string; keyPem: string; caPem?: string } } | false;
+  readonly serve?: ComponentServe;
   readonly flags?: Readonly<Record<string, string>>;
   readonly healthFaults?: HealthFaults;
   /** Test-only: named ways to break the scheduler in exactly one rule (test/proof/controllers-scheduler.ts). */

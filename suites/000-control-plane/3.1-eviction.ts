@@ -102,7 +102,7 @@ const settled = (o: any) => isTrue(o, 'TargetEvicted') || isTrue(o, 'Failed');
 const conditionsOf = (o: any) => show(o?.status?.conditions ?? 'no conditions');
 
 /** Waits until the request's TargetEvicted or Failed is True; gives the request. */
-function waitSettled(ctx: CaseContext, er: any, what: string, timeoutMs = 15_000): Promise<any> {
+function waitSettled(ctx: CaseContext, er: any, what: string, timeoutMs = 20_000): Promise<any> {
   return waitFor(ctx, erPath(er), (o) => !o.deleted && settled(o), what, 'condition TargetEvicted or Failed with status True', timeoutMs);
 }
 
@@ -280,6 +280,11 @@ export const evictionCases: Case[] = [
         const a = await request(ctx, pod, REQUESTER_A);
         const b = await request(ctx, pod, REQUESTER_B);
         await evictionUnderWay(ctx, pod, [a, b]);
+        // Both requests must be part of the eviction before one is deleted (§3.1: the requester is set
+        // as a label on the Eviction); an Eviction that knew only the deleted request would be that
+        // request's alone, and collected with it.
+        await waitEvictions(ctx, pod, (l) => l.some((ev) => ev.metadata?.labels?.[REQUESTER_A] !== undefined && ev.metadata?.labels?.[REQUESTER_B] !== undefined),
+          'the Eviction carries both requesters', `an Eviction labelled ${REQUESTER_A} and ${REQUESTER_B}`);
         const del = await ctx.api.delete(erPath(a));
         if (del.status !== 200 && del.status !== 202) fail(`deleting ${REQUESTER_A}'s request`, 'HTTP 200 or 202', `HTTP ${del.status}`);
         await setIntent(ctx, b, 'Withdrawn');

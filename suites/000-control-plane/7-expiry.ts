@@ -85,7 +85,7 @@ export const expiryCases: Case[] = [
       const status = await continueAfterExpiry(ctx, set.selector, token);
       const fresh = continueOf(status);
       if (!fresh) fail('metadata.continue of the 410 Status', 'a fresh continue token', show(status.metadata));
-      const rest = (await continueFrom(ctx, query, fresh, 'chunks from the fresh token', 50, 2)).items;
+      const rest = (await continueFrom(ctx, query, fresh, 'chunks from the fresh token', 50, 2, true)).items;
       const restNames = rest.map((o) => o?.metadata?.name);
       expectEqual(restNames.filter((n) => shown.includes(n)), [], `objects of the first chunk (${show(shown)}, unchanged since) in the chunks from the fresh token: it continues from the next key, not from the start`);
       expectSameMembers(restNames.filter((n) => n === deleted.metadata.name || n === updated.metadata.name), [updated.metadata.name], `the set's objects after the first chunk, from the latest data (${deleted.metadata.name} deleted since)`);

@@ -90,11 +90,23 @@ export async function listAllPages(ctx: CaseContext, query: Record<string, strin
  * Follows `continue` from `token` with the same `query` until a page has none (at most `maxPages`).
  * Chunks may hold fewer items than `limit`, even none: only a missing continue ends the list.
  */
-export async function continueFrom(ctx: CaseContext, query: Record<string, string | number | undefined>, token: string | undefined, what: string, maxPages = 50, firstPageNo = 1): Promise<Paged> {
+export async function continueFrom(ctx: CaseContext, query: Record<string, string | number | undefined>, token: string | undefined, what: string, maxPages = 50, firstPageNo = 1, followExpired = false): Promise<Paged> {
   const pages: any[] = [];
-  for (let cont = token; cont; cont = continueOf(pages[pages.length - 1])) {
-    if (pages.length >= maxPages) fail(`${what}: paging ends`, `at most ${maxPages} pages`, `still a continue token after ${pages.length} pages`);
-    pages.push(await listRoles(ctx, { ...query, continue: cont }, `${what} (page ${firstPageNo + pages.length})`));
+  let attempts = 0;
+  for (let cont = token; cont; ) {
+    if (attempts++ >= maxPages) fail(`${what}: paging ends`, `at most ${maxPages} pages`, `still a continue token after ${pages.length} pages`);
+    const pageWhat = `${what} (page ${firstPageNo + pages.length})`;
+    const res = await ctx.api.get(roles(ctx), { query: { ...query, continue: cont } });
+    // A chain continued from a fresh token may itself outlive the validity on a slow run: its 410
+    // carries the next fresh token, which continues from the next key against the latest data, the
+    // very behaviour `followExpired` callers check, so the chain goes on with it.
+    const fresh = followExpired && res.status === 410 ? continueOf(res.json) : undefined;
+    if (fresh) {
+      cont = fresh;
+      continue;
+    }
+    pages.push(expectObject(res, [200], 'RoleList', pageWhat));
+    cont = continueOf(pages[pages.length - 1]);
   }
   return { pages, items: pages.flatMap((p) => p.items ?? []) };
 }

@@ -493,7 +493,7 @@ export const nodeLifecycleCases: Case[] = [
         const p = await pod([], 'untolerated');
         await taintNode(ctx, n);
         await waitFor(ctx, podPath(ctx, p.metadata.name), gone, `pod ${p.metadata.name}, not tolerating the NoExecute taint ${EVICT_TAINT.key} of its node, is evicted`,
-          'the pod deleted (gone, or with a deletionTimestamp)', 10_000);
+          'the pod deleted (gone, or with a deletionTimestamp)', 20_000);
       });
     },
   }),
@@ -508,7 +508,7 @@ export const nodeLifecycleCases: Case[] = [
         const tolerated = await pod([{ key: EVICT_TAINT.key, operator: 'Exists', effect: 'NoExecute' }, ...LIFECYCLE_TOLERATIONS], 'tolerated');
         await taintNode(ctx, n);
         await waitFor(ctx, podPath(ctx, untolerated.metadata.name), gone, `pod ${untolerated.metadata.name}, not tolerating the taint, is evicted (the control plane acts on the taint)`,
-          'the pod deleted (gone, or with a deletionTimestamp)', 10_000);
+          'the pod deleted (gone, or with a deletionTimestamp)', 20_000);
         await holdsFor(ctx, podPath(ctx, tolerated.metadata.name), (o) => !gone(o) && o?.spec?.nodeName === n.name, 3_000, `pod ${tolerated.metadata.name}, tolerating the NoExecute taint, stays on node ${n.name}`,
           'the pod still bound and not being deleted');
       });

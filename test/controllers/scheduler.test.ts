@@ -7,8 +7,9 @@ import { Agent, fetch } from 'undici';
 import { startReference } from '../../reference/server.js';
 import { ApiClient, ApiError } from '../../reference/client/api-client.js';
 import {
-  ConstraintError, fitErrorMessage, matchesNodeAffinity, NodeUsage, podRequests, resourceList, toleratesTaint, untoleratedTaint,
+  ConstraintError, fitErrorMessage, matchesNodeAffinity, NodeUsage, podRequests, resourceList, untoleratedTaint,
 } from '../../reference/scheduler/filters.js';
+import { toleratesTaint } from '../../reference/taints.js';
 import { minCountUnsatisfied, planGang } from '../../reference/scheduler/gang.js';
 import { victimsOnNode } from '../../reference/scheduler/preemption.js';
 import type { PlacedPod } from '../../reference/scheduler/cache.js';
