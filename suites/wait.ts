@@ -20,6 +20,10 @@ export async function waitFor(ctx: CaseContext, path: string, pred: (o: any) => 
     if (res.status === 200) {
       last = res.json;
       if (pred(last)) return last;
+    } else if (res.status === 404) {
+      // Gone before the first look (deleted faster than the case could ask): as a DELETED event.
+      last = { deleted: true, metadata: { name } };
+      if (pred(last)) return last;
     }
     const w = await ctx.api.watch(collection, { fieldSelector: `metadata.name=${name}`, resourceVersion: res.json?.metadata?.resourceVersion, allowWatchBookmarks: false });
     try {

@@ -62,6 +62,9 @@ function gracePeriod(ctx: CaseContext, extraMs: number, graces = 1): number {
   return g;
 }
 
+/** The grace period assumed for the heartbeat of nodes whose case does not know it (the fastest beat). */
+const DEFAULT_BEAT_GRACE_MS = 0;
+
 /** How often the cases heartbeat: a quarter of the grace period, at least 200 ms, at most 1 s. */
 const beatPeriod = (graceMs: number) => Math.min(1_000, Math.max(200, Math.floor(graceMs / 4)));
 
@@ -267,6 +270,9 @@ async function withPodsOnNode(ctx: CaseContext, body: (n: CaseNode, pod: (tolera
   try {
     await withNodes(ctx, async (register) => {
       const n = await register({ hint: 'node' });
+      // Kept Ready throughout: with a short node-monitor-grace-period a silent node would go Unknown
+      // mid-case and the control plane's own taints would mix with the case's.
+      n.start(beatPeriod(DEFAULT_BEAT_GRACE_MS));
       await body(n, async (tolerations, hint) => {
         const p = await podOn(ctx, n.name, tolerations, hint);
         pods.push(p);
