@@ -1,5 +1,5 @@
 // The CRI (runtime.v1) wire definitions for the mock runtime and its clients: loads the project's own
-// api.proto with @grpc/proto-loader, and offers a small promisified client (criClient) that the tests and
+// api.proto (reference/grpc-services.ts: protobufjs, the services only), and offers a small promisified client (criClient) that the tests and
 // suites use to talk to any CRI endpoint (the mock, containerd) over a unix socket.
 //
 // Loading options are part of the contract with every module here: names keep their proto spelling
@@ -8,9 +8,9 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import { loadServices, type ProtoOptions } from '../../reference/grpc-services.js';
 
-export const LOADER_OPTIONS: protoLoader.Options = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
+export const LOADER_OPTIONS: ProtoOptions = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
 
 /** CRI messages may be large (ListContainers of a busy node, ExecSync output): 16 MiB as the kubelet allows. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -32,18 +32,14 @@ export interface CriDefinitions {
   /** Client constructors; each has `.service`, the service definition a grpc Server registers. */
   RuntimeService: grpc.ServiceClientConstructor;
   ImageService: grpc.ServiceClientConstructor;
-  packageDefinition: protoLoader.PackageDefinition;
 }
 
 let loaded: CriDefinitions | undefined;
 
 export function loadCri(): CriDefinitions {
   if (loaded) return loaded;
-  const packageDefinition = protoLoader.loadSync(apiProtoPath(), LOADER_OPTIONS);
-  const pkg = grpc.loadPackageDefinition(packageDefinition) as unknown as {
-    runtime: { v1: { RuntimeService: grpc.ServiceClientConstructor; ImageService: grpc.ServiceClientConstructor } };
-  };
-  loaded = { RuntimeService: pkg.runtime.v1.RuntimeService, ImageService: pkg.runtime.v1.ImageService, packageDefinition };
+  const s = loadServices(apiProtoPath(), ['runtime.v1.RuntimeService', 'runtime.v1.ImageService'], LOADER_OPTIONS);
+  loaded = { RuntimeService: s['runtime.v1.RuntimeService'], ImageService: s['runtime.v1.ImageService'] };
   return loaded;
 }
 

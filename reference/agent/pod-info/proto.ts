@@ -1,15 +1,15 @@
-// The pod info service's wire definitions (pods.proto beside this file), loaded with
-// @grpc/proto-loader for the agent that serves them and for the suite's client. Loaded on first use:
+// The pod info service's wire definitions (pods.proto beside this file), loaded with protobufjs
+// (../../grpc-services.ts) for the agent that serves them and for the suite's client. Loaded on first use:
 // importing this module costs nothing until a socket is served or called.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import { loadServices, type ProtoOptions } from '../../grpc-services.js';
 
 export { EVENT_TYPES, FIELD_MASK_KEY, PODS_SERVICE, type PodEventType } from './names.js';
 
 /** Field names as the proto spells them (podUID), enums as their names, bytes as Buffers. */
-const LOADER_OPTIONS: protoLoader.Options = { keepCase: true, enums: String, defaults: true };
+const LOADER_OPTIONS: ProtoOptions = { keepCase: true, enums: String, defaults: true };
 
 /**
  * Where pods.proto is. The compiled module runs from dist/reference/agent/pod-info/ and tsc does not
@@ -33,8 +33,6 @@ let loaded: PodsDefinitions | undefined;
 
 export function loadPods(): PodsDefinitions {
   if (loaded) return loaded;
-  const def = protoLoader.loadSync(podsProtoPath(), LOADER_OPTIONS);
-  const pkg = grpc.loadPackageDefinition(def) as unknown as { v1alpha1: { Pods: grpc.ServiceClientConstructor } };
-  loaded = { Pods: pkg.v1alpha1.Pods };
+  loaded = { Pods: loadServices(podsProtoPath(), ['v1alpha1.Pods'], LOADER_OPTIONS)['v1alpha1.Pods'] };
   return loaded;
 }

@@ -137,8 +137,8 @@ export async function syncEviction(i: EvictionSyncInput): Promise<EvictionSyncRe
     condition(TARGET_EVICTED, ...t, tOld, now),
     condition(FAILED, ...f, fOld, now),
   ];
-  const evicted = await evictedBy(i, completed, recheck);
   const hasIntent = intentRemains(i, requesters);
+  const evicted = await evictedBy(i, completed, hasIntent, recheck);
   let result: Condition[];
   if (evicted) {
     result = conditions(['True', ...evicted], ['False', REASON.succeeded, '']);
@@ -181,8 +181,13 @@ function intentRemains(i: EvictionSyncInput, requesters: ReadonlyArray<{ intent:
   return live.some((er) => er.spec?.intent === 'Eviction');
 }
 
-/** TargetEvicted's [reason, message] when the pod is gone, replaced, terminal, or terminating long enough. */
-async function evictedBy(i: EvictionSyncInput, responderCompleted: boolean, recheck: (ms: number) => void): Promise<[string, string] | undefined> {
+/**
+ * TargetEvicted's [reason, message] when the pod is gone, replaced, terminal, or terminating long
+ * enough while someone still wants it evicted. A pod that is only terminating (not yet deleted nor
+ * terminated, spec 000 §3.1's words for TargetEvicted) whose every requester withdrew is not counted
+ * as evicted: the withdrawal cancels the eviction, as the §3.1 table says.
+ */
+async function evictedBy(i: EvictionSyncInput, responderCompleted: boolean, wanted: boolean, recheck: (ms: number) => void): Promise<[string, string] | undefined> {
   // Test-only (breaks): the controller never notices that its target went.
   if (i.breaks.has('evictionrequest.no-target-evicted')) return undefined;
   let pod = await i.pod();
@@ -199,6 +204,7 @@ async function evictedBy(i: EvictionSyncInput, responderCompleted: boolean, rech
     case 'terminating': {
       // Being deleted: evicted once the Active responder reports completion, or after the grace delay.
       if (responderCompleted) return deleted;
+      if (!wanted) return undefined;
       const since = i.terminatingSince(i.nowMs);
       const left = since + GRACEFUL_COMPLETION_DELAY_MS - i.nowMs;
       if (left <= 0) return deleted;
