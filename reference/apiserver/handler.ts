@@ -367,12 +367,17 @@ export class ApiHandler {
     }
     opts.fields.checkPatchDocument(raw, type);
     const s = rr.store.strategy;
-    const pinned = isPlainObject(doc) && isPlainObject(doc['metadata']) && typeof doc['metadata']['resourceVersion'] === 'string';
     for (let attempt = 1; ; attempt++) {
       const current = await rr.store.get(rr.namespace, rr.name!);
       const patched = applyPatch(type, current as unknown as Record<string, unknown>, doc, s, rr.name!);
       checkTypeMeta(patched, s.apiVersion, s.kind);
       const meta = isPlainObject(patched['metadata']) ? patched['metadata'] : (patched['metadata'] = {});
+      // A resourceVersion the patch put there, whatever its type (a merge patch's field, a JSON
+      // patch's `replace /metadata/resourceVersion`), is a precondition: the write below conflicts
+      // unless it is the stored one, and a conflict is the client's to see. Otherwise the write is
+      // guarded by the version the patch was applied to, and a concurrent write makes it start over.
+      const rv = meta['resourceVersion'];
+      const pinned = typeof rv === 'string' && rv !== '' && rv !== current.metadata.resourceVersion;
       if (!pinned) meta['resourceVersion'] = current.metadata.resourceVersion;
       opts.fields.checkPatched(patched);
       try {

@@ -118,7 +118,11 @@ type PatchTarget = Pick<ResolvedStrategy, 'groupKind' | 'schema' | 'patchStrateg
 export function applyPatch(type: Exclude<PatchType, typeof APPLY_PATCH>, current: Record<string, unknown>, doc: unknown, s: PatchTarget, name: string): Record<string, unknown> {
   if (type === MERGE_PATCH) {
     if (!isPlainObject(doc)) throw badRequest('the merge patch must be a JSON object');
-    return mergePatch(current, doc) as Record<string, unknown>;
+    try {
+      return mergePatch(current, doc) as Record<string, unknown>;
+    } catch (err) {
+      throw tooDeep(err, s.groupKind, name);
+    }
   }
   if (type === STRATEGIC_MERGE_PATCH) {
     if (!isPlainObject(doc)) throw badRequest(`json: cannot unmarshal ${Array.isArray(doc) ? 'array' : typeof doc} into Go value of type map[string]interface {}`);
@@ -126,13 +130,23 @@ export function applyPatch(type: Exclude<PatchType, typeof APPLY_PATCH>, current
       return strategicMergePatch(current, doc, typeOf(s));
     } catch (err) {
       if (err instanceof StrategicMergeError) throw strategicMergeFailed(err);
-      throw err;
+      throw tooDeep(err, s.groupKind, name);
     }
   }
   if (!Array.isArray(doc)) throw badRequest('the JSON patch must be an array of operations');
   const jsonpatch = jsonPatch();
   const invalidOp = jsonpatch.validate(doc as Operation[]);
   if (invalidOp) throw badRequest(`invalid JSON patch: ${invalidOp.message.split('\n')[0]}`);
+  // Paths through `__proto__` or `constructor/prototype` are refused as fast-json-patch refuses them,
+  // but as the client's error (422) rather than the plain error it throws.
+  const banned = (p: string) => { const segs = p.split('/'); return segs.some((seg, i) => seg === '__proto__' || (seg === 'constructor' && segs[i + 1] === 'prototype')); };
+  for (const op of doc as Array<{ op?: string; path?: string; from?: string }>) {
+    for (const p of [op.path, op.from]) {
+      if (typeof p === 'string' && banned(p)) {
+        throw invalid(s.groupKind, name, [fieldErrors.invalid(`jsonpatch ${op.op ?? ''} ${op.path ?? ''}`.trim(), '', `path ${JSON.stringify(p)} names no field of the object`)]);
+      }
+    }
+  }
   try {
     const result = jsonpatch.applyPatch(structuredClone(current), doc as Operation[], true, false).newDocument;
     if (!isPlainObject(result)) throw badRequest('the JSON patch replaced the whole object with a non-object');
@@ -141,6 +155,16 @@ export function applyPatch(type: Exclude<PatchType, typeof APPLY_PATCH>, current
     if (err instanceof jsonpatch.JsonPatchError) throw jsonPatchFailed(err, s.groupKind, name);
     throw err;
   }
+}
+
+/**
+ * The merges recurse along the document: one nested deeper than the stack allows (thousands of
+ * levels, far below the body limit, and far deeper than any field of any kind) is the client's
+ * error, 422 as validation would answer it, not a server fault. Other errors pass through.
+ */
+function tooDeep(err: unknown, groupKind: { group: string; kind: string }, name: string): unknown {
+  if (!(err instanceof RangeError) || !/call stack/i.test(err.message)) return err;
+  return invalid(groupKind, name, [fieldErrors.invalid('<patch>', '', 'the patch nests deeper than any field of the object')]);
 }
 
 function jsonPatchFailed(err: JsonPatchError, groupKind: { group: string; kind: string }, name: string): StatusError {

@@ -2,6 +2,7 @@
 // component's HTTP handler mounts: /healthz, /livez, /readyz (and /<endpoint>/<check>),
 // /metrics/slis, /statusz, /flagz, /configz, and /metrics through the `metrics` slot. The API
 // server mounts it now; the node agent will mount it too.
+import { methodNotAllowed } from '../apiserver/errors.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FeatureGates } from '../features.js';
 import { evaluateOne, evaluateRoot, HEALTH_ENDPOINTS, withFaults, type HealthAnswer, type HealthChecks, type HealthEndpoint, type HealthFaults } from './health.js';
@@ -98,7 +99,8 @@ export class ComponentEndpoints {
     }
     if (!serve) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      send(res, 405, 'text/plain; charset=utf-8', 'method not allowed: these endpoints answer GET\n', { Allow: 'GET, HEAD' });
+      // A Status, as every error the API answers (the agent and the components share this code).
+      send(res, 405, 'application/json', `${JSON.stringify(methodNotAllowed().status)}\n`, { Allow: 'GET, HEAD' });
       return true;
     }
     await serve();

@@ -3,6 +3,7 @@
 // native-bucket state next to prom-client's classic buckets, and the /metrics handler that
 // negotiates the exposition format. Nothing here knows what the component is: it registers its
 // own metrics through `counter`, `gauge` and `histogram`.
+import { methodNotAllowed } from '../apiserver/errors.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, type CounterConfiguration, type GaugeConfiguration, type LabelValues } from 'prom-client';
 import { expose, negotiateFormat, type NativeLookup } from './exposition.js';
@@ -130,8 +131,8 @@ export class ComponentMetrics {
   /** The /metrics handler (GET and HEAD). */
   readonly serve = (req: IncomingMessage, res: ServerResponse): void => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end('method not allowed\n');
+      res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'application/json' });
+      res.end(`${JSON.stringify(methodNotAllowed().status)}\n`);
       return;
     }
     this.scrape(req.headers.accept).then(

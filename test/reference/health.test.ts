@@ -132,6 +132,7 @@ t.test('the reference: health paths answer GET and HEAD; other methods 405; unkn
   const post = await fetch(`${ref.url}/healthz`, { method: 'POST' });
   t.equal(post.status, 405);
   t.equal(post.headers.get('allow'), 'GET, HEAD');
+  t.match(await post.json(), { kind: 'Status', status: 'Failure', reason: 'MethodNotAllowed', code: 405 }, 'a Status, as every error');
   t.equal((await fetch(`${ref.url}/healthz/no-such-check`)).status, 404);
   const root = (await (await fetch(ref.url)).json()) as { paths: string[] };
   for (const p of ['/healthz', '/healthz/ping', '/livez/storage', '/readyz/informer-sync', '/metrics', '/metrics/slis', '/statusz', '/flagz', '/configz', '/version']) {

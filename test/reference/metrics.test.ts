@@ -251,7 +251,7 @@ t.test('the reference serves /metrics with request metrics', async (t) => {
 
   const post = await fetch(`${ref.url}/metrics`, { method: 'POST' });
   t.equal(post.status, 405);
-  await post.text();
+  t.match(await post.json(), { kind: 'Status', reason: 'MethodNotAllowed', code: 405 }, 'a Status, as every error');
   const head = await fetch(`${ref.url}/metrics`, { method: 'HEAD' });
   t.equal(head.status, 200);
 });

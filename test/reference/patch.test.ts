@@ -69,3 +69,61 @@ t.test('patch on /status changes only status; on the main resource only the rest
   t.equal(main.body.spec.size, 2);
   t.same(main.body.status, { phase: 'Ready' }, 'status changes through the main resource are ignored');
 });
+
+t.test('a JSON patch that sets metadata.resourceVersion is a precondition, as in merge patches', async (t) => {
+  const srv = await startTestServer(t);
+  const u = srv.url;
+  const created = await call(u, 'POST', SC, sc('rv1', { mountOptions: [] }));
+  t.equal(created.status, 201);
+  const rv0 = created.body.metadata.resourceVersion;
+  const bump = await call(u, 'PATCH', `${SC}/rv1`, [{ op: 'add', path: '/mountOptions/-', value: 'a' }], JSONP);
+  t.equal(bump.status, 200);
+  const stale = await call(u, 'PATCH', `${SC}/rv1`, [{ op: 'replace', path: '/metadata/resourceVersion', value: rv0 }, { op: 'add', path: '/mountOptions/-', value: 'lost' }], JSONP);
+  t.equal(stale.status, 409, 'a stale resourceVersion conflicts');
+  t.equal(stale.body.reason, 'Conflict');
+  const current = bump.body.metadata.resourceVersion;
+  const fresh = await call(u, 'PATCH', `${SC}/rv1`, [{ op: 'replace', path: '/metadata/resourceVersion', value: current }, { op: 'add', path: '/mountOptions/-', value: 'b' }], JSONP);
+  t.equal(fresh.status, 200, 'the current resourceVersion applies');
+  t.same(fresh.body.mountOptions, ['a', 'b']);
+
+  // 20 clients doing read-modify-write with JSON patches (each pins what it read, retries on 409):
+  // every update lands.
+  const clients = 20;
+  await Promise.all(Array.from({ length: clients }, async (_, i) => {
+    for (;;) {
+      const read = await call(u, 'GET', `${SC}/rv1`);
+      const res = await call(u, 'PATCH', `${SC}/rv1`, [
+        { op: 'replace', path: '/metadata/resourceVersion', value: read.body.metadata.resourceVersion },
+        { op: 'replace', path: '/mountOptions', value: [...read.body.mountOptions, `c${i}`] },
+      ], JSONP);
+      if (res.status === 200) return;
+      t.equal(res.status, 409, `client ${i}: only conflicts make it try again`);
+    }
+  }));
+  const final = await call(u, 'GET', `${SC}/rv1`);
+  t.equal(final.body.mountOptions.length, 2 + clients, 'no update was lost');
+});
+
+t.test('hostile patches are the client\'s error: deep merges and paths through __proto__ answer 4xx, never 500', async (t) => {
+  const srv = await startTestServer(t);
+  const u = srv.url;
+  t.equal((await call(u, 'POST', SC, sc('h1', { mountOptions: ['ro'] }))).status, 201);
+  for (const path of ['/__proto__/polluted', '/metadata/__proto__', '/constructor/prototype/polluted']) {
+    const r = await call(u, 'PATCH', `${SC}/h1`, [{ op: 'add', path, value: 1 }], JSONP);
+    t.equal(r.status, 422, `JSON patch add ${path}`);
+    t.equal(r.body.kind, 'Status');
+  }
+  const from = await call(u, 'PATCH', `${SC}/h1`, [{ op: 'copy', from: '/__proto__', path: '/metadata/labels' }], JSONP);
+  t.equal(from.status, 422, 'a from through __proto__');
+  t.equal(({} as Record<string, unknown>)['polluted'], undefined, 'nothing reached Object.prototype');
+  for (const depth of [5_000, 50_000]) {
+    const deep = `{"parameters":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
+    for (const [kind, ct] of [['merge', 'application/merge-patch+json'], ['strategic merge', 'application/strategic-merge-patch+json']]) {
+      const r = await call(u, 'PATCH', `${SC}/h1`, deep, { 'content-type': ct });
+      t.equal(r.status, 422, `a ${kind} patch ${depth} levels deep`);
+      t.equal(r.body.reason, 'Invalid');
+    }
+  }
+  const after = await call(u, 'GET', `${SC}/h1`);
+  t.same(after.body.mountOptions, ['ro'], 'the object is as it was');
+});
