@@ -1,21 +1,23 @@
-// Legal implementations pass: the whole suite runs against each legal variant (test/variants/), a
-// target that differs from the reference only where the spec leaves freedom, and no case may fail
-// or error there. Skips and warnings are allowed (the run is not strict: SHOULD cases that check
-// upstream's wording may warn); each variant's are listed in the diagnostics.
-// VARIANT_FOCUS=<regex> runs only the matching variants, CASE_FOCUS=<regex> only matching cases.
+// Legal implementations pass: the whole suite runs against targets that differ from the reference
+// only where the spec leaves freedom (test/variants/), and no case may fail or error there. Skips and
+// warnings are allowed (the run is not strict: SHOULD cases that check upstream's wording may warn);
+// each run's are listed in the diagnostics. The runs combine freedoms (VARIANT_RUNS says which and why).
+// LEGAL_VARIANTS=each runs every variant alone; VARIANT_FOCUS=<regex> runs only the matching variants,
+// each alone; CASE_FOCUS=<regex> only matching cases.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import t from 'tap';
-import { VARIANTS } from './variants/index.js';
+import { VARIANT_RUNS, VARIANTS } from './variants/index.js';
 import type { VariantJob, VariantRun } from './variants/run-variant.js';
 
-/** A variant per core: a run is mostly CPU (the reference, the proxy and the runner share a thread). */
-const VARIANTS_AT_ONCE = Math.max(2, availableParallelism());
+/** A run per core: a run is mostly CPU (the reference, the proxies and the runner share a thread). */
+const RUNS_AT_ONCE = Math.max(2, availableParallelism());
 
-// About two minutes on two idle cores (15 runs of the whole suite); room for a busy CI machine.
+// About a minute and a half on two idle cores (four runs of the whole suite); room for a busy CI machine.
 t.setTimeout(10 * 60_000);
 
 const variantFocus = process.env['VARIANT_FOCUS'] ? new RegExp(process.env['VARIANT_FOCUS']) : undefined;
+const eachAlone = process.env['LEGAL_VARIANTS'] === 'each' || !!variantFocus;
 
 function runInWorker(job: VariantJob): Promise<VariantRun> {
   return new Promise((resolve, reject) => {
@@ -26,37 +28,46 @@ function runInWorker(job: VariantJob): Promise<VariantRun> {
       void w.terminate();
     });
     w.once('error', reject);
-    w.once('exit', (code) => reject(new Error(`the worker of variant ${job.variant} exited (${code}) without a report`)));
+    w.once('exit', (code) => reject(new Error(`the worker of variants ${job.variants.join(' + ')} exited (${code}) without a report`)));
   });
 }
 
-t.test('variants have unique names and say what freedom they take', async (t) => {
+t.test('variants have unique names, say what freedom they take, and each is in exactly one run', async (t) => {
   t.equal(new Set(VARIANTS.map((v) => v.name)).size, VARIANTS.length, 'unique names');
   for (const v of VARIANTS) t.ok(v.freedom.length > 10, `${v.name} names its freedom`);
+  const inRuns = VARIANT_RUNS.flat();
+  t.same([...inRuns].sort(), VARIANTS.map((v) => v.name).sort(), 'every variant runs, once');
 });
 
 t.test('the whole suite passes against every legal variant', async (t) => {
-  const queue = VARIANTS.filter((v) => !variantFocus || variantFocus.test(v.name));
+  const queue: string[][] = eachAlone
+    ? VARIANTS.filter((v) => !variantFocus || variantFocus.test(v.name)).map((v) => [v.name])
+    : VARIANT_RUNS.map((r) => [...r]);
   const work = async () => {
-    for (let v = queue.shift(); v; v = queue.shift()) {
+    for (let names = queue.shift(); names; names = queue.shift()) {
+      const label = names.join(' + ');
       const t0 = performance.now();
-      const { report, edits } = await runInWorker({ variant: v.name, caseFocus: process.env['CASE_FOCUS'] });
+      const { report, edits } = await runInWorker({ variants: names, caseFocus: process.env['CASE_FOCUS'] });
       const seconds = ((performance.now() - t0) / 1000).toFixed(1);
       const bad = report.cases.filter((c) => c.status === 'failed' || c.status === 'errored' || c.status === 'interrupted');
       for (const c of bad) {
         // The last exchanges say what the target answered (the whole record is in the case's report).
         const exchanges = c.exchanges.slice(-4).map((e) => `${e.method} ${e.url} -> ${e.status ?? e.error} (${e.durationMs} ms)`);
-        t.fail(`${v.name}: ${c.id} ${c.status}: ${c.message}`, { expected: c.expected, actual: c.actual, exchanges, diagnostic: true });
+        t.fail(`${label}: ${c.id} ${c.status}: ${c.message}`, { expected: c.expected, actual: c.actual, exchanges, diagnostic: true });
       }
       const s = report.summary;
-      t.equal(bad.length, 0, `${v.name} (${v.freedom}): no case fails or errors; ${s.passed} passed, ${s.warned} warned, ${s.skipped} skipped of ${s.total} in ${seconds}s`, {
+      const freedoms = names.map((n) => `${n}: ${VARIANTS.find((v) => v.name === n)!.freedom}`);
+      t.equal(bad.length, 0, `${label}: no case fails or errors; ${s.passed} passed, ${s.warned} warned, ${s.skipped} skipped of ${s.total} in ${seconds}s`, {
         diagnostic: true,
+        freedoms,
         warned: report.cases.filter((c) => c.status === 'warned').map((c) => `${c.id}: ${c.message}`),
         skipped: report.cases.filter((c) => c.status === 'skipped').map((c) => `${c.id}: ${c.message}`),
       });
-      t.same(report.leaks, [], `${v.name}: the run leaves nothing behind`);
-      t.ok(edits > 0, `${v.name}: the variant changed ${edits} requests, responses or watch lines (one that changes nothing proves nothing)`);
+      t.same(report.leaks, [], `${label}: the run leaves nothing behind`);
+      for (const n of names) {
+        t.ok(edits[n]! > 0, `${n}: the variant changed ${edits[n]} requests, responses or watch lines (one that changes nothing proves nothing)`);
+      }
     }
   };
-  await Promise.all(Array.from({ length: VARIANTS_AT_ONCE }, work));
+  await Promise.all(Array.from({ length: RUNS_AT_ONCE }, work));
 });

@@ -44,5 +44,6 @@ t.test('each controller case passes against the reference and fails against its 
       }
     }
   };
-  await Promise.all([work(), work(), work(), work()]);
+  // Mostly waiting on controllers' timers, not on the CPU: six at once.
+  await Promise.all(Array.from({ length: 6 }, work));
 });

@@ -1,6 +1,7 @@
-// Runs the whole suite (or the cases matching `caseFocus`) against one legal variant: fresh
-// embedded references, one per profile, each behind the variant's proxy. Run in a worker thread
-// by test/legal-variants.test.ts, so that variants use every core; it posts back the run report.
+// Runs the whole suite (or the cases matching `caseFocus`) against a target that takes one or more
+// legal freedoms at once: fresh embedded references, one per profile, each behind a chain of the
+// variants' proxies. Run in a worker thread by test/legal-variants.test.ts, so that runs use every
+// core; it posts back the run report.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ALL_CASES } from '../../suites/index.js';
 import { newRunId, runGroups, type TargetGroup } from '../../runner/run.js';
@@ -10,39 +11,56 @@ import { startVariantTarget, type LegalVariant, type VariantTarget } from '../he
 import { VARIANTS } from './index.js';
 
 export interface VariantJob {
-  variant: string;
+  /**
+   * The variants the target takes at once, nearest the reference first: each one's proxy stands in
+   * front of the one before, so the target uses every freedom of the list.
+   */
+  variants: string[];
   /** Source of a RegExp over case ids; all cases without it. */
   caseFocus?: string;
 }
 
 export interface VariantRun {
   report: RunReport;
-  /** What the variant changed, over all its proxies (VariantTarget.edits). */
-  edits: number;
+  /** What each variant changed, over all its proxies (VariantTarget.edits), by name. */
+  edits: Record<string, number>;
 }
 
-export async function runVariant(v: LegalVariant, caseFocus?: RegExp): Promise<VariantRun> {
+export async function runVariants(vs: readonly LegalVariant[], caseFocus?: RegExp): Promise<VariantRun> {
   const cases = ALL_CASES.filter((c) => !caseFocus || caseFocus.test(c.id));
   const runId = newRunId();
   const started = await startEmbeddedGroups(cases, { runId });
-  const proxies: VariantTarget[] = [];
+  const proxies: Array<{ name: string; target: VariantTarget }> = [];
   try {
     const groups: TargetGroup[] = await Promise.all(started.groups.map(async (g) => {
-      const proxy = await startVariantTarget(g.conn.baseUrl, v, { caPem: g.conn.caPem, facts: g.facts });
-      proxies.push(proxy);
-      return { ...g, conn: { ...g.conn, baseUrl: proxy.url, caPem: proxy.caPem } };
+      let conn = g.conn;
+      for (const v of vs) {
+        const target = await startVariantTarget(conn.baseUrl, v, { caPem: conn.caPem, facts: g.facts });
+        proxies.push({ name: v.name, target });
+        conn = { ...conn, baseUrl: target.url, caPem: target.caPem };
+      }
+      return { ...g, conn };
     }));
-    const report = await runGroups(groups, { embedded: false, runId, version: 'test', parallel: v.parallel ?? 16, timeoutMs: 30_000 });
-    return { report, edits: proxies.reduce((n, p) => n + p.edits(), 0) };
+    const parallel = Math.max(...vs.map((v) => v.parallel ?? 16));
+    // A case's own waits are bounded well under this; the headroom is for a loaded CI machine, where
+    // several runs share two cores.
+    const report = await runGroups(groups, { embedded: false, runId, version: 'test', parallel, timeoutMs: 60_000 });
+    const edits: Record<string, number> = Object.fromEntries(vs.map((v) => [v.name, 0]));
+    for (const p of proxies) edits[p.name] += p.target.edits();
+    return { report, edits };
   } finally {
-    await Promise.all(proxies.map((p) => p.close()));
+    // Outermost first: a proxy's upstream stays up until it is closed.
+    for (const p of proxies.reverse()) await p.target.close();
     await started.close();
   }
 }
 
 if (parentPort && workerData) {
   const job = workerData as VariantJob;
-  const v = VARIANTS.find((x) => x.name === job.variant);
-  if (!v) throw new Error(`no legal variant named ${job.variant}`);
-  parentPort.postMessage(await runVariant(v, job.caseFocus ? new RegExp(job.caseFocus) : undefined));
+  const vs = job.variants.map((name) => {
+    const v = VARIANTS.find((x) => x.name === name);
+    if (!v) throw new Error(`no legal variant named ${name}`);
+    return v;
+  });
+  parentPort.postMessage(await runVariants(vs, job.caseFocus ? new RegExp(job.caseFocus) : undefined));
 }
