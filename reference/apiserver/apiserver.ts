@@ -11,6 +11,8 @@ import { ApiHandler } from './handler.js';
 import { ApiServerMetrics } from './metrics.js';
 import { apiServerEndpoints, type ApiServerIdentity } from './debug-endpoints.js';
 import { requestUser, serverAuth, withAuth, type AuthOptions } from './auth/filter.js';
+import type { Authorizer } from './auth/authorizer.js';
+import { rbacEscalationCheck } from './auth/escalation.js';
 import { Reviews } from './auth/reviews.js';
 import type { StaticToken } from './auth/token-file.js';
 import { NodeProxy } from './node-proxy.js';
@@ -110,9 +112,13 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     ? opts.strategies
     : [namespaceStrategy, ...opts.strategies];
   let registry: Registry | undefined;
+  // The server's authorizer needs the registry: the escalation check reads it at each write.
+  let authorizer: Authorizer | undefined;
   const lifecycle = new NamespaceLifecycle(() => registry?.byGroupResource('', 'namespaces'));
+  // Built in, as upstream's RBAC storages are: it guards the RBAC kinds, ahead of plug-ins that record what they admit (quota).
+  const escalation = rbacEscalationCheck(() => registry!, () => authorizer!);
   const plugins = (opts.admission ?? []).map((make) => make(() => registry!, opts.admissionSettings ?? {}));
-  registry = new Registry(opts.storage, strategies, admissionChain([lifecycle, ...plugins]), opts.featureGates);
+  registry = new Registry(opts.storage, strategies, admissionChain([lifecycle, escalation, ...plugins]), opts.featureGates);
 
   const nsStore = registry.byGroupResource('', 'namespaces')!;
   let registered = false;
@@ -142,6 +148,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   // client of this server runs in its process over HTTP, so there is no loopback superuser token.
   const agentClientToken = randomBytes(32).toString('base64url');
   const auth = serverAuth(opts.auth, registry, agentClientToken, opts.systemTokens);
+  authorizer = auth.authorizer;
   const reviews = new Reviews({ authenticateToken: (t) => auth.authenticator.authenticateToken(t), authorizer: auth.authorizer });
   const handler = new ApiHandler({
     registry, minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, log, endpoints,

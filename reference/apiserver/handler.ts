@@ -46,6 +46,7 @@ import { resolveStrategy, type ApiObject, type CreateSubresource, type ResolvedS
 import { isStorageError, type WatchHandle } from '../storage/types.js';
 import type { ComponentEndpoints } from '../observability/component-endpoints.js';
 import { NodeProxy } from './node-proxy.js';
+import { requestUser } from './auth/filter.js';
 
 /** Verbs this handler implements; discovery advertises only these. */
 export const SERVED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -306,7 +307,7 @@ export class ApiHandler {
       return this.send(res, ctx, 201, answer, opts.fields.warningHeaders());
     }
     const owner = fieldOwner(ctx.query, req.headers['user-agent']);
-    const { object } = await rr.store.create(rr.namespace, body, { dryRun: opts.dryRun, owner });
+    const { object } = await rr.store.create(rr.namespace, body, { dryRun: opts.dryRun, owner, user: requestUser(req) });
     this.send(res, ctx, 201, object, opts.fields.warningHeaders());
   }
 
@@ -333,7 +334,7 @@ export class ApiHandler {
     this.negotiate(req, ctx, false);
     const body = await this.readObject(req, res, rr.store, opts.fields);
     const owner = fieldOwner(ctx.query, req.headers['user-agent']);
-    const result = await rr.store.update(rr.namespace, rr.name!, body, { subresource: rr.subresource, dryRun: opts.dryRun, owner });
+    const result = await rr.store.update(rr.namespace, rr.name!, body, { subresource: rr.subresource, dryRun: opts.dryRun, owner, user: requestUser(req) });
     this.send(res, ctx, result.created ? 201 : 200, result.object, opts.fields.warningHeaders());
   }
 
@@ -355,7 +356,7 @@ export class ApiHandler {
       const applied = await applyToStore(rr.store, {
         // (finalize answers PUT only: never here)
         namespace: rr.namespace, name: rr.name!, subresource: rr.subresource === 'status' ? 'status' : undefined, raw, manager: owner.manager, force: forceParam(ctx.query), dryRun: opts.dryRun,
-        dropUnknownFields: true,
+        dropUnknownFields: true, user: requestUser(req),
       });
       return this.send(res, ctx, applied.created ? 201 : 200, applied.object, opts.fields.warningHeaders());
     }
@@ -381,7 +382,7 @@ export class ApiHandler {
       if (!pinned) meta['resourceVersion'] = current.metadata.resourceVersion;
       opts.fields.checkPatched(patched);
       try {
-        const result = await rr.store.update(rr.namespace, rr.name!, patched, { subresource: rr.subresource, dryRun: opts.dryRun, owner });
+        const result = await rr.store.update(rr.namespace, rr.name!, patched, { subresource: rr.subresource, dryRun: opts.dryRun, owner, user: requestUser(req) });
         return this.send(res, ctx, 200, result.object, opts.fields.warningHeaders());
       } catch (err) {
         if (pinned || attempt >= 8 || !isStatusError(err) || err.status.reason !== 'Conflict') throw err;

@@ -14,6 +14,7 @@ import { isPlainObject } from './schema.js';
 import { StrategicMergeError, strategicMergePatch } from './strategic-merge.js';
 import type { ResourceStore } from './store.js';
 import type { ApiObject, ResolvedStrategy } from './strategy.js';
+import type { UserInfo } from './auth/user.js';
 
 export const JSON_PATCH = 'application/json-patch+json';
 export const MERGE_PATCH = 'application/merge-patch+json';
@@ -204,6 +205,8 @@ export interface ApplyRequest {
    * handler has already refused them under Strict). Without it they fail typing with 400.
    */
   readonly dropUnknownFields?: boolean;
+  /** Who asks (for validating admission). */
+  readonly user?: UserInfo;
 }
 
 const MAX_APPLY_ATTEMPTS = 8;
@@ -244,11 +247,11 @@ export async function applyToStore(store: ResourceStore, req: ApplyRequest): Pro
     if (name !== req.name) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${req.name})`);
     try {
       if (!live) {
-        const created = await store.create(req.namespace, merged, { dryRun: req.dryRun, owner });
+        const created = await store.create(req.namespace, merged, { dryRun: req.dryRun, owner, user: req.user });
         return { object: created.object, created: true };
       }
       if (!pinned) merged.metadata.resourceVersion = live.metadata.resourceVersion;
-      const result = await store.update(req.namespace, req.name, merged, { subresource: req.subresource, dryRun: req.dryRun, owner });
+      const result = await store.update(req.namespace, req.name, merged, { subresource: req.subresource, dryRun: req.dryRun, owner, user: req.user });
       return { object: result.object, created: false };
     } catch (err) {
       const raced = isStatusError(err) && (err.status.reason === 'Conflict' || err.status.reason === 'AlreadyExists' || (err.code === 404 && !!live));

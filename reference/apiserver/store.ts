@@ -21,18 +21,29 @@ import { FeatureGates } from '../features.js';
 import { recordWrite, type FieldOwner } from './managed-fields.js';
 import { readPage, watchCollection, type CollectionView, type CollectionWatchOptions, type ObjectPredicate } from './list-watch.js';
 import { checkDeletePreconditions, corruptObject, garbageCollectionFinalizers, markAsDeleting, notCorruptError } from './delete-options.js';
+import type { UserInfo } from './auth/user.js';
+
+/** What a validating phase knows of the write besides the object. */
+export interface WriteContext {
+  readonly dryRun: boolean;
+  /** Who asked: the request's user; absent for the server's own writes, which no one asked for. */
+  readonly user?: UserInfo;
+}
 
 /**
  * An admission plug-in (upstream admission chain). `admitCreate` runs before defaults and validation
  * and may change the object (mutating admission: namespace lifecycle, default tolerations);
- * `validateCreate` runs after validation, just before the write, and may only refuse it or record
- * what it admitted (validating admission: resource quota). `dryRun` writes must not record anything.
+ * `validateCreate` and `validateUpdate` run after validation, just before the write, and may only
+ * refuse it or record what they admitted (validating admission: RBAC escalation, resource quota).
+ * `dryRun` writes must not record anything.
  */
 export interface Admission {
   admitCreate?(store: ResourceStore, namespace: string, obj: ApiObject): Promise<void>;
   /** Mutating admission of an update of the object itself (not of a subresource), before defaults and validation. */
   admitUpdate?(store: ResourceStore, namespace: string, obj: ApiObject, old: ApiObject): Promise<void>;
-  validateCreate?(store: ResourceStore, namespace: string, obj: ApiObject, opts: { dryRun: boolean }): Promise<void>;
+  validateCreate?(store: ResourceStore, namespace: string, obj: ApiObject, ctx: WriteContext): Promise<void>;
+  /** Validating admission of an update of the object itself (not of a subresource): `obj` is what would be stored. */
+  validateUpdate?(store: ResourceStore, namespace: string, obj: ApiObject, old: ApiObject, ctx: WriteContext): Promise<void>;
 }
 
 /** Plug-ins run in order, each phase in turn, as upstream's admission chain. */
@@ -44,8 +55,11 @@ export function admissionChain(plugins: readonly Admission[]): Admission {
     async admitUpdate(store, namespace, obj, old) {
       for (const p of plugins) await p.admitUpdate?.(store, namespace, obj, old);
     },
-    async validateCreate(store, namespace, obj, opts) {
-      for (const p of plugins) await p.validateCreate?.(store, namespace, obj, opts);
+    async validateCreate(store, namespace, obj, ctx) {
+      for (const p of plugins) await p.validateCreate?.(store, namespace, obj, ctx);
+    },
+    async validateUpdate(store, namespace, obj, old, ctx) {
+      for (const p of plugins) await p.validateUpdate?.(store, namespace, obj, old, ctx);
     },
   };
 }
@@ -186,8 +200,11 @@ export class ResourceStore {
     return this.strategy.namespaced ? `${this.prefix}${namespace}/${name}` : `${this.prefix}${name}`;
   }
 
-  /** `dryRun`: everything but the storage write; the would-be object comes back without resourceVersion. */
-  async create(namespace: string, body: Record<string, unknown>, opts: { dryRun?: boolean; owner?: FieldOwner } = {}): Promise<WriteResult> {
+  /**
+   * `dryRun`: everything but the storage write; the would-be object comes back without resourceVersion.
+   * `user`: who asks (for validating admission); the server's own writes have none.
+   */
+  async create(namespace: string, body: Record<string, unknown>, opts: { dryRun?: boolean; owner?: FieldOwner; user?: UserInfo } = {}): Promise<WriteResult> {
     const s = this.strategy;
     const { obj, unknownFields } = this.normalizeBody(body);
     const meta = obj.metadata;
@@ -216,7 +233,7 @@ export class ResourceStore {
 
     const errs = this.validate(obj);
     if (errs.length) throw invalid(s.groupKind, meta.name ?? '', errs);
-    await this.admission?.validateCreate?.(this, namespace, obj, { dryRun: !!opts.dryRun });
+    await this.admission?.validateCreate?.(this, namespace, obj, { dryRun: !!opts.dryRun, user: opts.user });
 
     for (let attempt = 1; ; attempt++) {
       try {
@@ -260,7 +277,7 @@ export class ResourceStore {
     namespace: string,
     name: string,
     body: Record<string, unknown>,
-    opts: { subresource?: 'status' | 'finalize'; dryRun?: boolean; owner?: FieldOwner } = {},
+    opts: { subresource?: 'status' | 'finalize'; dryRun?: boolean; owner?: FieldOwner; user?: UserInfo } = {},
   ): Promise<WriteResult & { created: boolean }> {
     const s = this.strategy;
     const { obj, unknownFields } = this.normalizeBody(body);
@@ -292,7 +309,7 @@ export class ResourceStore {
       const current = await this.storage.get(key);
       if (!current) {
         if (!s.allowCreateOnUpdate || opts.subresource || requestedRV !== 0) throw notFound(s.groupResource, name);
-        const created = await this.create(namespace, body, { dryRun: opts.dryRun, owner: opts.owner });
+        const created = await this.create(namespace, body, { dryRun: opts.dryRun, owner: opts.owner, user: opts.user });
         return { ...created, created: true };
       }
       if (requestedRV !== 0 && requestedRV !== current.modRevision) throw conflict(s.groupResource, name);
@@ -310,6 +327,7 @@ export class ResourceStore {
       const errs = [...this.validate(next), ...validateObjectMetaUpdate(next.metadata, old.metadata)];
       if (s.validateUpdate) errs.push(...s.validateUpdate(next, old));
       if (errs.length) throw invalid(s.groupKind, name, errs);
+      if (!opts.subresource) await this.admission?.validateUpdate?.(this, namespace, next, old, { dryRun: !!opts.dryRun, user: opts.user });
 
       if (s.specFields.some((f) => !deepEqual(next[f], old[f]))) next.metadata.generation = (old.metadata.generation ?? 0) + 1;
       // Nothing changed: like upstream, skip the write so neither resourceVersion nor watchers see one.

@@ -5,7 +5,7 @@
 // revocation takes effect on the very next request.
 import { RBAC_GROUP, type PolicyRule } from '../../resources/rbac.js';
 import type { Registry } from '../registry.js';
-import { isStatusError } from '../errors.js';
+import { isStatusError, notFound } from '../errors.js';
 import { BOOTSTRAP_CLUSTER_ROLE_BINDINGS, BOOTSTRAP_CLUSTER_ROLES, ruleAllows } from './policy.js';
 import type { Attributes } from './request-info.js';
 import { serviceAccountUsername, SUPERUSER_GROUP, type UserInfo } from './user.js';
@@ -25,59 +25,94 @@ export interface Authorizer {
 export const alwaysAllow: Authorizer = { authorize: async () => ({ allowed: true, reason: '' }) };
 
 interface Subject { kind?: string; name?: string; namespace?: string }
-interface Binding { metadata: { namespace?: string; name?: string }; subjects?: Subject[]; roleRef?: { kind?: string; name?: string } }
+export interface RoleRef { kind?: string; name?: string }
+interface Binding { metadata: { namespace?: string; name?: string }; subjects?: Subject[]; roleRef?: RoleRef }
 
 export class RbacAuthorizer implements Authorizer {
   constructor(private readonly registry: Registry) {}
 
   async authorize(a: Attributes): Promise<Decision> {
     if (a.user.groups.includes(SUPERUSER_GROUP)) return { allowed: true, reason: '' };
-    for (const b of BOOTSTRAP_CLUSTER_ROLE_BINDINGS) {
-      if (b.groups.some((g) => a.user.groups.includes(g)) && (await this.clusterRoleRules(b.role)).some((r) => ruleAllows(a, r))) {
-        return { allowed: true, reason: '' };
-      }
-    }
     const errors: string[] = [];
-    const visit = async (bindings: Binding[], bindingNamespace: string): Promise<boolean> => {
+    if (await this.visitRulesFor(a.user, a.namespace, (rules) => rules.some((r) => ruleAllows(a, r)), errors)) return { allowed: true, reason: '' };
+    return { allowed: false, reason: errors.length ? `RBAC: ${aggregateMessages(errors)}` : '' };
+  }
+
+  /**
+   * Upstream RulesFor: every rule the user holds in `namespace` ('' = cluster-wide only), and the
+   * messages of the roles that could not be found (the rules are then incomplete, never too many).
+   * `system:masters` holds no rules of its own here: callers check it first, as upstream does.
+   */
+  async rulesFor(user: UserInfo, namespace: string): Promise<{ rules: PolicyRule[]; errors: string[] }> {
+    const rules: PolicyRule[] = [];
+    const errors: string[] = [];
+    await this.visitRulesFor(user, namespace, (found) => {
+      rules.push(...found);
+      return false;
+    }, errors);
+    return { rules, errors };
+  }
+
+  /**
+   * Upstream GetRoleReferenceRules as the escalation check resolves it, through the registry: a
+   * missing role is the registry's 404 (`roles.<group> "x" not found`).
+   */
+  roleReferenceRules(ref: RoleRef, bindingNamespace: string): Promise<readonly PolicyRule[]> {
+    return this.roleRules(ref, bindingNamespace, 'registry');
+  }
+
+  /**
+   * Upstream VisitRulesFor, the one binding walk: the built-in bindings, the ClusterRoleBindings and,
+   * in a namespace (a RoleBinding grants only inside its own), that namespace's RoleBindings. `visit`
+   * gets the rules of each binding naming the user and ends the walk by returning true (as then does
+   * this). Roles that cannot be resolved are skipped, their messages added to `errors`.
+   */
+  private async visitRulesFor(user: UserInfo, namespace: string, visit: (rules: readonly PolicyRule[]) => boolean, errors: string[]): Promise<boolean> {
+    for (const b of BOOTSTRAP_CLUSTER_ROLE_BINDINGS) {
+      if (b.groups.some((g) => user.groups.includes(g)) && visit((await this.clusterRoleRules(b.role)) ?? [])) return true;
+    }
+    const walk = async (bindings: Binding[], bindingNamespace: string): Promise<boolean> => {
       for (const b of bindings) {
-        if (!(b.subjects ?? []).some((s) => appliesTo(a.user, s, bindingNamespace))) continue;
+        if (!(b.subjects ?? []).some((s) => appliesTo(user, s, bindingNamespace))) continue;
         let rules: readonly PolicyRule[];
         try {
-          rules = await this.roleRules(b, bindingNamespace);
+          rules = await this.roleRules(b.roleRef ?? {}, bindingNamespace, 'lister');
         } catch (err) {
           errors.push((err as Error).message);
           continue;
         }
-        if (rules.some((r) => ruleAllows(a, r))) return true;
+        if (visit(rules)) return true;
       }
       return false;
     };
-    if (await visit(await this.items('clusterrolebindings', undefined), '')) return { allowed: true, reason: '' };
-    // A RoleBinding grants only inside its own namespace: the request's namespace is the scope.
-    if (a.namespace && (await visit(await this.items('rolebindings', a.namespace), a.namespace))) return { allowed: true, reason: '' };
-    return { allowed: false, reason: errors.length ? `RBAC: ${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}` : '' };
+    if (await walk(await this.items('clusterrolebindings', undefined), '')) return true;
+    return !!namespace && (await walk(await this.items('rolebindings', namespace), namespace));
   }
 
-  /** The rules a binding's roleRef points at; throws (with upstream's lister message) when the role is missing. */
-  private async roleRules(b: Binding, bindingNamespace: string): Promise<readonly PolicyRule[]> {
-    const ref = b.roleRef ?? {};
+  /**
+   * The rules a roleRef points at. A missing role is a 404 named as upstream names it: by its lister
+   * (`role.<group>`) in the authorizer's reasons, by the registry (`roles.<group>`) in the escalation check.
+   */
+  private async roleRules(ref: RoleRef, bindingNamespace: string, names: 'lister' | 'registry'): Promise<readonly PolicyRule[]> {
+    const missing = (kind: 'role' | 'clusterrole') => notFound({ group: RBAC_GROUP, resource: names === 'lister' ? kind : `${kind}s` }, ref.name ?? '');
     if (ref.kind === 'Role' && bindingNamespace) {
       const role = await this.getOrUndefined('roles', bindingNamespace, ref.name ?? '');
-      if (!role) throw new Error(`role.${RBAC_GROUP} "${ref.name ?? ''}" not found`);
+      if (!role) throw missing('role');
       return (role as { rules?: PolicyRule[] }).rules ?? [];
     }
-    if (ref.kind === 'ClusterRole') return this.clusterRoleRules(ref.name ?? '', true);
+    if (ref.kind === 'ClusterRole') {
+      const rules = await this.clusterRoleRules(ref.name ?? '');
+      if (!rules) throw missing('clusterrole');
+      return rules;
+    }
     throw new Error(`unsupported role reference kind: "${ref.kind ?? ''}"`);
   }
 
-  /** A stored ClusterRole's rules, else a built-in one's; `strict` throws when neither exists. */
-  private async clusterRoleRules(name: string, strict = false): Promise<readonly PolicyRule[]> {
+  /** A stored ClusterRole's rules, else a built-in one's, else undefined. */
+  private async clusterRoleRules(name: string): Promise<readonly PolicyRule[] | undefined> {
     const stored = await this.getOrUndefined('clusterroles', '', name);
     if (stored) return (stored as { rules?: PolicyRule[] }).rules ?? [];
-    const builtIn = BOOTSTRAP_CLUSTER_ROLES.get(name);
-    if (builtIn) return builtIn;
-    if (strict) throw new Error(`clusterrole.${RBAC_GROUP} "${name}" not found`);
-    return [];
+    return BOOTSTRAP_CLUSTER_ROLES.get(name);
   }
 
   private async items(resource: string, namespace: string | undefined): Promise<Binding[]> {
@@ -111,4 +146,9 @@ function appliesTo(user: UserInfo, s: Subject, bindingNamespace: string): boolea
     default:
       return false;
   }
+}
+
+/** Several errors as upstream's utilerrors aggregate prints them: one alone, more as `[a, b]`. */
+export function aggregateMessages(messages: readonly string[]): string {
+  return messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`;
 }

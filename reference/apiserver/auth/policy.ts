@@ -1,13 +1,14 @@
 // PolicyRule matching (upstream rbac/v1 helpers, RuleAllows) and the built-in roles every cluster
 // has from its first start (upstream's bootstrap policy). Upstream writes the bootstrap roles to
 // storage; here they are built in, and a stored ClusterRole of the same name takes precedence.
-import type { PolicyRule } from '../../resources/rbac.js';
-import type { Attributes } from './request-info.js';
+import { RBAC_GROUP, type PolicyRule } from '../../resources/rbac.js';
+import type { RequestInfo } from './request-info.js';
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, SUPERUSER_GROUP } from './user.js';
 
 const ALL = '*';
 
-export function ruleAllows(a: Attributes, rule: PolicyRule): boolean {
+/** Whether `rule` allows the request (who asks does not matter here; the escalation check asks it of rule atoms too). */
+export function ruleAllows(a: RequestInfo, rule: PolicyRule): boolean {
   if (!verbMatches(rule, a.verb)) return false;
   if (!a.resourceRequest) return nonResourceUrlMatches(rule, a.path);
   const combined = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
@@ -73,13 +74,15 @@ export const BOOTSTRAP_CLUSTER_ROLES: ReadonlyMap<string, readonly PolicyRule[]>
   // The controller manager (upstream system:kube-controller-manager together with its controllers'
   // roles): it reads everything (quota counts any kind), rewrites any object (storage version
   // migration, namespaces/finalize), deletes any object (the garbage collector, the namespace
-  // controller), and creates what its controllers own.
+  // controller), and creates what its controllers own. `escalate` on ClusterRoles is the aggregation
+  // controller's (upstream clusterrole-aggregation-controller): it writes rules it need not hold.
   ['system:orch-controller-manager', [
     { verbs: ['get', 'list', 'watch', 'patch', 'update'], apiGroups: [ALL], resources: [ALL] },
     { verbs: ['delete', 'deletecollection'], apiGroups: [ALL], resources: [ALL] },
     { verbs: ['create'], apiGroups: ['lifecycle.orch.io'], resources: ['evictions'] },
     { verbs: ['create'], apiGroups: [''], resources: ['pods/eviction'] },
     { verbs: ['create'], apiGroups: ['events.orch.io'], resources: ['events'] },
+    { verbs: ['escalate'], apiGroups: [RBAC_GROUP], resources: ['clusterroles'] },
   ]],
   // The scheduler (upstream system:kube-scheduler): reads pods, nodes and pod groups, binds pods,
   // writes pod and pod group status, and deletes the pods it preempts.
