@@ -258,3 +258,20 @@ export function serveTls(flags: ServeTlsFlags): ServeTls {
     throw err;
   }
 }
+
+/** What Go's TLS server writes to a client that speaks plain HTTP to it (then it closes). */
+export const PLAIN_HTTP_ANSWER = 'HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n';
+
+/**
+ * Makes an HTTPS server answer plain HTTP as upstream's servers do (Go's net/http: 400 and a line that
+ * says what happened) instead of dropping the connection. OpenSSL recognizes the HTTP request
+ * (ERR_SSL_HTTP_REQUEST); the answer goes out in the clear on the TCP socket under the failed TLS
+ * one (Node keeps it as `_parent`; without it the connection just closes, as before).
+ */
+export function answerPlainHttp(server: import('node:tls').Server): void {
+  server.on('tlsClientError', (err: NodeJS.ErrnoException, tlsSocket: import('node:tls').TLSSocket) => {
+    if (err.code !== 'ERR_SSL_HTTP_REQUEST') return;
+    const raw = (tlsSocket as unknown as { _parent?: import('node:net').Socket })._parent;
+    if (raw && !raw.destroyed) raw.end(PLAIN_HTTP_ANSWER);
+  });
+}

@@ -14,7 +14,7 @@ import { ComponentMetrics } from '../observability/metrics.js';
 import { namedCheck, type HealthCheck, type HealthChecks } from '../observability/health.js';
 import { PACKAGE_VERSION } from '../package-version.js';
 import type { FeatureGates } from '../features.js';
-import type { ServingCert } from '../tls.js';
+import { answerPlainHttp, type ServingCert } from '../tls.js';
 import type { AgentRequestAuth } from './auth/request-auth.js';
 
 export const AGENT_COMPONENT = 'orch-agent';
@@ -168,6 +168,7 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
       res.end(`internal error: ${(err as Error).message}\n`);
     });
   });
+  answerPlainHttp(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(new Error(`cannot serve the agent's endpoints on ${o.address}:${o.port}: ${err.code === 'EADDRINUSE' ? 'address already in use' : err.message}`)));

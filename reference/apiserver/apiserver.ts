@@ -11,6 +11,7 @@ import { ApiHandler } from './handler.js';
 import { ApiServerMetrics } from './metrics.js';
 import { apiServerEndpoints, type ApiServerIdentity } from './debug-endpoints.js';
 import { requestUser, serverAuth, withAuth, type AuthOptions } from './auth/filter.js';
+import { answerPlainHttp } from '../tls.js';
 import type { Authorizer } from './auth/authorizer.js';
 import { rbacEscalationCheck } from './auth/escalation.js';
 import { Reviews } from './auth/reviews.js';
@@ -160,6 +161,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const server: Server = opts.tls
     ? createHttpsServer({ keepAliveTimeout: 5000, cert: opts.tls.certPem, key: opts.tls.keyPem }, serve)
     : createServer({ keepAliveTimeout: 5000 }, serve);
+  if (opts.tls) answerPlainHttp(server as import('node:https').Server);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -229,6 +229,7 @@ export class ResourceStore {
     meta.generation = 1;
     const generated = !meta.name && !!meta.generateName;
     if (generated) meta.name = generateName(meta.generateName!);
+    s.canonicalize?.(obj);
     recordWrite(s, undefined, obj, opts.owner);
 
     const errs = this.validate(obj);
@@ -244,6 +245,7 @@ export class ResourceStore {
         if (!isStorageError(err, 'KeyExists')) throw err;
         if (!generated || attempt >= GENERATE_NAME_ATTEMPTS) throw alreadyExists(s.groupResource, meta.name!);
         meta.name = generateName(meta.generateName!);
+        s.canonicalize?.(obj);
       }
     }
   }
@@ -572,6 +574,7 @@ export class ResourceStore {
     }
     // Upstream's finalize strategy keeps only status: what prepareForUpdate protects may change.
     if (!finalize) s.prepareForUpdate?.(next, old);
+    s.canonicalize?.(next);
   }
 
   /** PUT .../status: everything but status comes from the stored object. */

@@ -163,6 +163,11 @@ export interface ResourceStrategy {
   prepareForUpdate?(obj: ApiObject, old: ApiObject): void;
   /** Changes when a delete only marks the object (finalizers pending), e.g. a Terminating phase. */
   prepareForDeletion?(obj: ApiObject): void;
+  /**
+   * Server-owned fields that follow from the final object, its name included (upstream Canonicalize):
+   * run on create once the name is generated, and on every update of the object itself.
+   */
+  canonicalize?(obj: ApiObject): void;
   /** Field errors of the kind's own fields (metadata is validated generically). */
   validate(obj: ApiObject): FieldError[];
   /** Extra rules for updates, e.g. immutable fields. */
@@ -197,6 +202,7 @@ export function resolveStrategy(s: ResourceStrategy): ResolvedStrategy {
     prepareForCreate: s.prepareForCreate?.bind(s),
     prepareForUpdate: s.prepareForUpdate?.bind(s),
     prepareForDeletion: s.prepareForDeletion?.bind(s),
+    canonicalize: s.canonicalize?.bind(s),
     validate: s.validate.bind(s),
     validateUpdate: s.validateUpdate?.bind(s),
     deletionBlocked: s.deletionBlocked?.bind(s),

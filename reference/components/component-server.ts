@@ -8,7 +8,7 @@ import { ComponentMetrics } from '../observability/metrics.js';
 import { namedCheck, type HealthCheck, type HealthChecks, type HealthFaults } from '../observability/health.js';
 import { PACKAGE_VERSION } from '../package-version.js';
 import { SERVER_VERSION, versionInfo } from '../apiserver/discovery.js';
-import { processSelfSigned } from '../tls.js';
+import { answerPlainHttp, processSelfSigned } from '../tls.js';
 import type { FeatureGates } from '../features.js';
 import type { RequestMetrics } from '../client/api-client.js';
 
@@ -84,6 +84,7 @@ export async function startComponentServer(o: ComponentServerOptions): Promise<R
       res.end(`internal error: ${(err as Error).message}\n`);
     });
   });
+  answerPlainHttp(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => {

@@ -12,6 +12,8 @@ import { fieldAt } from '../apiserver/selectors.js';
 
 /** The spec finalizer the namespace controller removes once the namespace is empty. */
 export const FINALIZER_KUBERNETES = 'kubernetes';
+/** The label every namespace carries with its own name (upstream kubernetes.io/metadata.name). */
+export const LABEL_METADATA_NAME = 'orch.io/metadata.name';
 /** Namespaces that exist from the start (`node-lease`: spec 001 §2.2, one Lease per node). */
 export const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease', 'node-lease'];
 /** Namespaces upstream's NamespaceLifecycle refuses to delete. */
@@ -69,6 +71,13 @@ export const namespaceStrategy = defineStrategy({
     const old = oldObj as Namespace;
     if (old.spec === undefined) delete ns.spec;
     else ns.spec = old.spec;
+  },
+
+  // Upstream labels every namespace kubernetes.io/metadata.name=<name> (renamed here), whatever the
+  // client sent, so that namespace selectors can pick namespaces by name.
+  canonicalize(o: ApiObject): void {
+    const name = o.metadata.name;
+    if (name) o.metadata.labels = { ...o.metadata.labels, [LABEL_METADATA_NAME]: name };
   },
 
   prepareForDeletion(o: ApiObject): void {

@@ -175,7 +175,10 @@ t.test('startReference with TLS: https URL, trusted clients get /healthz, untrus
   await t.rejects(get(ref.url, '/healthz', undefined), { code: /SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY/ }, 'a client that does not trust the CA is refused');
   const other = generateSelfSigned();
   await t.rejects(get(ref.url, '/healthz', other.caPem), { code: /SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY/ }, 'nor one trusting another CA');
-  await t.rejects(fetch(ref.url.replace('https:', 'http:') + '/healthz'), 'plain HTTP gets no answer');
+  const plain = await fetch(ref.url.replace('https:', 'http:') + '/healthz');
+  t.equal(plain.status, 400, 'plain HTTP to the HTTPS port: 400, as upstream (Go) answers');
+  t.equal(await plain.text(), 'Client sent an HTTP request to an HTTPS server.\n');
+  t.same(await get(ref.url, '/healthz', ref.caPem), { status: 200, body: 'ok' }, 'and TLS clients are still served');
   // Watches stream over TLS too, and close() does not wait for them.
   const watch = await new Promise<string>((resolve, reject) => {
     const req = httpsRequest(new URL('/apis/storage.orch.io/v1/storageclasses?watch=true&allowWatchBookmarks=false', ref.url), { ca: ref.caPem, agent: false }, (res) => {
