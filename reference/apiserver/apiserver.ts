@@ -12,7 +12,7 @@ import { ApiServerMetrics } from './metrics.js';
 import { apiServerEndpoints, type ApiServerIdentity } from './debug-endpoints.js';
 import { requestUser, serverAuth, withAuth, type AuthOptions } from './auth/filter.js';
 import { answerPlainHttp } from '../tls.js';
-import type { Authorizer } from './auth/authorizer.js';
+import { RbacAuthorizer, type Authorizer } from './auth/authorizer.js';
 import { rbacEscalationCheck } from './auth/escalation.js';
 import { Reviews } from './auth/reviews.js';
 import type { StaticToken } from './auth/token-file.js';
@@ -150,7 +150,10 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const agentClientToken = randomBytes(32).toString('base64url');
   const auth = serverAuth(opts.auth, registry, agentClientToken, opts.systemTokens);
   authorizer = auth.authorizer;
-  const reviews = new Reviews({ authenticateToken: (t) => auth.authenticator.authenticateToken(t), authorizer: auth.authorizer });
+  const reviews = new Reviews({
+    authenticateToken: (t) => auth.authenticator.authenticateToken(t), authorizer: auth.authorizer,
+    ruleResolver: auth.authorizer instanceof RbacAuthorizer ? auth.authorizer : undefined,
+  });
   const handler = new ApiHandler({
     registry, minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, log, endpoints,
     reviews: { answer: (s, obj, req) => reviews.answer(s, obj, requestUser(req)) },

@@ -1,5 +1,5 @@
 // The review kinds (upstream authentication.k8s.io/v1 and authorization.k8s.io/v1, renamed): TokenReview,
-// SelfSubjectReview, SubjectAccessReview and SelfSubjectAccessReview. Cluster-scoped, create only,
+// SelfSubjectReview, SubjectAccessReview, SelfSubjectAccessReview and SelfSubjectRulesReview. Cluster-scoped, create only,
 // never stored: a POST is answered with the object it sent plus a computed status (the evaluation
 // is reference/apiserver/auth/reviews.ts). Shapes and validation follow upstream's types and
 // pkg/apis/authorization/validation.
@@ -141,4 +141,23 @@ export const selfSubjectAccessReviewStrategy = defineStrategy({
   validate: (o: ApiObject): FieldError[] => [...attributesErrors(specOf(o)), ...metadataErrors(o)],
 });
 
-export const REVIEW_STRATEGIES = [tokenReviewStrategy, selfSubjectReviewStrategy, subjectAccessReviewStrategy, selfSubjectAccessReviewStrategy];
+export const selfSubjectRulesReviewStrategy = defineStrategy({
+  ...REVIEW,
+  group: AUTHORIZATION_GROUP,
+  kind: 'SelfSubjectRulesReview',
+  resource: 'selfsubjectrulesreviews',
+  singular: 'selfsubjectrulesreview',
+  schema: {
+    spec: t.object({ namespace: t.string() }),
+    status: t.object({
+      resourceRules: t.array(t.object({ verbs: t.array(t.string()), apiGroups: t.array(t.string()), resources: t.array(t.string()), resourceNames: t.array(t.string()) })),
+      nonResourceRules: t.array(t.object({ verbs: t.array(t.string()), nonResourceURLs: t.array(t.string()) })),
+      incomplete: t.boolean(),
+      evaluationError: t.string(),
+    }),
+  },
+  // Upstream's REST storage answers a missing namespace with 400 (reviews.ts); nothing else is checked.
+  validate: (): FieldError[] => [],
+});
+
+export const REVIEW_STRATEGIES = [tokenReviewStrategy, selfSubjectReviewStrategy, subjectAccessReviewStrategy, selfSubjectAccessReviewStrategy, selfSubjectRulesReviewStrategy];

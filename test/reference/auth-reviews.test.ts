@@ -196,6 +196,7 @@ t.test('discovery and OpenAPI list the review kinds, create only', async (t) => 
   const authz = (await call('GET', AUTHZ, ADMIN)).body;
   t.same(authz.resources.map((r: any) => [r.name, r.verbs]).sort(), [
     ['selfsubjectaccessreviews', ['create']],
+    ['selfsubjectrulesreviews', ['create']],
     ['subjectaccessreviews', ['create']],
   ]);
   const doc = (await call('GET', '/openapi/v3/apis/authentication.orch.io/v1', ADMIN)).body;
@@ -215,4 +216,29 @@ t.test('a server without authentication: AlwaysAllow, only the agent-client toke
   t.same(s.body.status, { allowed: true }, 'AlwaysAllow');
   const who = await call('POST', `${AUTHN}/selfsubjectreviews`, undefined, { apiVersion: 'authentication.orch.io/v1', kind: 'SelfSubjectReview' });
   t.same(who.body.status.userInfo, { username: 'system:anonymous', groups: ['system:unauthenticated'] }, 'nothing is authenticated: anonymous');
+});
+
+t.test('SelfSubjectRulesReview: what the requester may do in a namespace', async (t) => {
+  const { call } = await start(t);
+  const ssrr = (namespace?: string) => ({ apiVersion: 'authorization.orch.io/v1', kind: 'SelfSubjectRulesReview', spec: namespace === undefined ? {} : { namespace } });
+  t.equal((await call('POST', '/api/v1/namespaces', ADMIN, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } })).status, 201);
+  t.equal((await call('POST', `${RBAC}/namespaces/team/roles`, ADMIN, { apiVersion: 'rbac.authorization.orch.io/v1', kind: 'Role', metadata: { name: 'pod-reader' }, rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }] })).status, 201);
+  t.equal((await call('POST', `${RBAC}/namespaces/team/rolebindings`, ADMIN, { apiVersion: 'rbac.authorization.orch.io/v1', kind: 'RoleBinding', metadata: { name: 'alice-reads' }, roleRef: { apiGroup: 'rbac.authorization.orch.io', kind: 'Role', name: 'pod-reader' }, subjects: [{ kind: 'User', name: 'alice' }] })).status, 201);
+  const inTeam = await call('POST', `${AUTHZ}/selfsubjectrulesreviews`, ALICE, ssrr('team'));
+  t.equal(inTeam.status, 201, inTeam.text);
+  t.equal(inTeam.body.kind, 'SelfSubjectRulesReview');
+  t.ok(inTeam.body.status.resourceRules.some((r: any) => r.resources.includes('pods') && r.verbs.includes('list')), 'the RoleBinding\'s rules in its namespace');
+  t.ok(inTeam.body.status.resourceRules.some((r: any) => r.resources.includes('selfsubjectrulesreviews')), 'the built-in basic-user rules');
+  t.ok(inTeam.body.status.nonResourceRules.some((r: any) => r.nonResourceURLs.includes('/healthz')), 'non-resource rules (public info, discovery)');
+  t.equal(inTeam.body.status.incomplete, false);
+  const elsewhere = await call('POST', `${AUTHZ}/selfsubjectrulesreviews`, ALICE, ssrr('other'));
+  t.notOk(elsewhere.body.status.resourceRules.some((r: any) => r.resources.includes('pods')), 'a RoleBinding grants nothing outside its namespace');
+  const admin = await call('POST', `${AUTHZ}/selfsubjectrulesreviews`, ADMIN, ssrr('team'));
+  t.same(admin.body.status.resourceRules[0], { verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, 'system:masters holds everything');
+  const none = await call('POST', `${AUTHZ}/selfsubjectrulesreviews`, ALICE, ssrr());
+  t.equal(none.status, 400, 'no namespace: upstream\'s BadRequest');
+  t.match(none.body, { kind: 'Status', reason: 'BadRequest', message: 'no namespace on request' });
+  const open = await start(t, null);
+  const all = await open.call('POST', `${AUTHZ}/selfsubjectrulesreviews`, undefined, ssrr('team'));
+  t.same(all.body.status, { resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }], incomplete: false }, 'a server that allows everything says so');
 });

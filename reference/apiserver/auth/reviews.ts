@@ -2,12 +2,15 @@
 // authenticator and authorizer as upstream's REST storages do: TokenReview authenticates the token
 // in the spec (registry/authentication/tokenreview), SelfSubjectReview tells the requester who they
 // are, SubjectAccessReview decides for the user in the spec and SelfSubjectAccessReview for the
-// requester (registry/authorization/*). Nothing is stored.
+// requester, SelfSubjectRulesReview lists what the requester may do in a namespace
+// (registry/authorization/*). Nothing is stored.
 import { badRequest } from '../errors.js';
 import type { ApiObject, ResolvedStrategy } from '../strategy.js';
 import { nowRFC3339 } from '../store.js';
 import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP } from '../../resources/reviews.js';
-import type { Authorizer } from './authorizer.js';
+import { aggregateMessages, type Authorizer } from './authorizer.js';
+import type { PolicyRule } from '../../resources/rbac.js';
+import { SUPERUSER_GROUP } from './user.js';
 import type { Attributes } from './request-info.js';
 import type { UserInfo } from './user.js';
 
@@ -25,7 +28,15 @@ export interface ReviewAuth {
   /** The user a bearer token authenticates as (the agent-client token included), else undefined. */
   authenticateToken(token: string): UserInfo | undefined;
   readonly authorizer: Authorizer;
+  /**
+   * The rules a user holds in a namespace (RBAC's rule resolver) and the messages of roles that could
+   * not be resolved; absent when the server authorizes everything (AlwaysAllow).
+   */
+  readonly ruleResolver?: { rulesFor(user: UserInfo, namespace: string): Promise<{ rules: PolicyRule[]; errors: string[] }> };
 }
+
+/** What AlwaysAllow and the system:masters group hold (upstream's RulesFor of both authorizers). */
+const EVERYTHING = { resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }] };
 
 type Json = Record<string, unknown>;
 
@@ -52,6 +63,12 @@ export class Reviews {
       }
       case `SelfSubjectAccessReview.${AUTHORIZATION_GROUP}`:
         return { ...obj, status: await this.decide(requester, (obj['spec'] ?? {}) as Json) };
+      case `SelfSubjectRulesReview.${AUTHORIZATION_GROUP}`: {
+        const namespace = str(((obj['spec'] ?? {}) as Json)['namespace']);
+        if (!namespace) throw badRequest('no namespace on request');
+        // Upstream answers with the status alone (the spec is not echoed).
+        return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { creationTimestamp: null }, spec: {}, status: await this.rules(requester, namespace) } as unknown as ApiObject;
+      }
       default:
         throw new Error(`no review answers ${s.kind}.${s.group}`);
     }
@@ -66,6 +83,23 @@ export class Reviews {
     // Upstream omits a false `authenticated`; it is written here so that readers need not know that.
     if (!user) return { authenticated: false, user: {}, error: INVALID_TOKEN };
     return { authenticated: true, user: userInfo(user), audiences };
+  }
+
+  /**
+   * Upstream's union of RulesFor: system:masters holds everything (the privileged-group authorizer),
+   * then the RBAC rules in the namespace; AlwaysAllow holds everything. Roles that could not be
+   * resolved make the list incomplete and are named in evaluationError.
+   */
+  private async rules(user: UserInfo, namespace: string): Promise<Json> {
+    const resolver = this.auth.ruleResolver;
+    if (!resolver) return { ...EVERYTHING, incomplete: false };
+    const { rules, errors } = await resolver.rulesFor(user, namespace);
+    const masters = user.groups.includes(SUPERUSER_GROUP);
+    const resourceRules = [...(masters ? EVERYTHING.resourceRules : []), ...rules.filter((r) => !r.nonResourceURLs?.length).map((r) => ({
+      verbs: r.verbs ?? [], apiGroups: r.apiGroups ?? [], resources: r.resources ?? [], ...(r.resourceNames?.length ? { resourceNames: r.resourceNames } : {}),
+    }))];
+    const nonResourceRules = [...(masters ? EVERYTHING.nonResourceRules : []), ...rules.filter((r) => r.nonResourceURLs?.length).map((r) => ({ verbs: r.verbs ?? [], nonResourceURLs: r.nonResourceURLs! }))];
+    return { resourceRules, nonResourceRules, incomplete: errors.length > 0, ...(errors.length ? { evaluationError: aggregateMessages(errors) } : {}) };
   }
 
   private async decide(user: UserInfo, spec: Json): Promise<Json> {
