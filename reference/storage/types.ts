@@ -43,7 +43,11 @@ export interface ListResult {
   readonly more: boolean;
 }
 
-/** Where the watch goes: called in revision order, never concurrently. */
+/**
+ * Where the watch goes: called in revision order, never concurrently, and inside the write that
+ * made the event, before that write returns (the RBAC authorizer's binding index relies on it to
+ * be current for the very next request: auth/binding-index.ts).
+ */
 export interface WatchListener {
   onEvent(event: StorageEvent): void;
   /** The storage ended the watch (it was closed, or the watcher fell too far behind). */

@@ -1,14 +1,18 @@
 // Authorization modes: AlwaysAllow, and RBAC (upstream plugin/pkg/auth/authorizer/rbac) over the
 // roles and bindings in this server's own storage plus the built-in bootstrap policy, with the
 // `system:masters` group allowed everything ahead of it (upstream's privileged-group authorizer).
-// Bindings are read from storage on every decision: in memory that is cheap, and a grant or
-// revocation takes effect on the very next request.
+// A decision reads only the bindings naming its requester, from an index the bindings' own watches
+// keep current (binding-index.ts: a grant or revocation takes effect on the very next request),
+// and the roles those bindings refer to, from storage.
 import { RBAC_GROUP, type PolicyRule } from '../../resources/rbac.js';
 import type { Registry } from '../registry.js';
 import { isStatusError, notFound } from '../errors.js';
+import { BindingIndex, type RoleRef } from './binding-index.js';
 import { BOOTSTRAP_CLUSTER_ROLE_BINDINGS, BOOTSTRAP_CLUSTER_ROLES, ruleAllows } from './policy.js';
 import type { Attributes } from './request-info.js';
-import { serviceAccountUsername, SUPERUSER_GROUP, type UserInfo } from './user.js';
+import { SUPERUSER_GROUP, type UserInfo } from './user.js';
+
+export type { RoleRef } from './binding-index.js';
 
 export type AuthorizationMode = 'AlwaysAllow' | 'RBAC';
 
@@ -24,12 +28,12 @@ export interface Authorizer {
 
 export const alwaysAllow: Authorizer = { authorize: async () => ({ allowed: true, reason: '' }) };
 
-interface Subject { kind?: string; name?: string; namespace?: string }
-export interface RoleRef { kind?: string; name?: string }
-interface Binding { metadata: { namespace?: string; name?: string }; subjects?: Subject[]; roleRef?: RoleRef }
-
 export class RbacAuthorizer implements Authorizer {
-  constructor(private readonly registry: Registry) {}
+  private readonly bindings: BindingIndex;
+
+  constructor(private readonly registry: Registry) {
+    this.bindings = BindingIndex.of(registry);
+  }
 
   async authorize(a: Attributes): Promise<Decision> {
     if (a.user.groups.includes(SUPERUSER_GROUP)) return { allowed: true, reason: '' };
@@ -63,17 +67,18 @@ export class RbacAuthorizer implements Authorizer {
 
   /**
    * Upstream VisitRulesFor, the one binding walk: the built-in bindings, the ClusterRoleBindings and,
-   * in a namespace (a RoleBinding grants only inside its own), that namespace's RoleBindings. `visit`
-   * gets the rules of each binding naming the user and ends the walk by returning true (as then does
-   * this). Roles that cannot be resolved are skipped, their messages added to `errors`.
+   * in a namespace (a RoleBinding grants only inside its own), that namespace's RoleBindings, each in
+   * storage order. `visit` gets the rules of each binding naming the user and ends the walk by
+   * returning true (as then does this). Roles that cannot be resolved are skipped, their messages
+   * added to `errors`.
    */
   private async visitRulesFor(user: UserInfo, namespace: string, visit: (rules: readonly PolicyRule[]) => boolean, errors: string[]): Promise<boolean> {
     for (const b of BOOTSTRAP_CLUSTER_ROLE_BINDINGS) {
       if (b.groups.some((g) => user.groups.includes(g)) && visit((await this.clusterRoleRules(b.role)) ?? [])) return true;
     }
-    const walk = async (bindings: Binding[], bindingNamespace: string): Promise<boolean> => {
-      for (const b of bindings) {
-        if (!(b.subjects ?? []).some((s) => appliesTo(user, s, bindingNamespace))) continue;
+    const index = await this.bindings.current();
+    const walk = async (bindingNamespace: string): Promise<boolean> => {
+      for (const b of index.naming(user, bindingNamespace)) {
         let rules: readonly PolicyRule[];
         try {
           rules = await this.roleRules(b.roleRef ?? {}, bindingNamespace, 'lister');
@@ -85,8 +90,8 @@ export class RbacAuthorizer implements Authorizer {
       }
       return false;
     };
-    if (await walk(await this.items('clusterrolebindings', undefined), '')) return true;
-    return !!namespace && (await walk(await this.items('rolebindings', namespace), namespace));
+    if (await walk('')) return true;
+    return !!namespace && (await walk(namespace));
   }
 
   /**
@@ -115,11 +120,6 @@ export class RbacAuthorizer implements Authorizer {
     return BOOTSTRAP_CLUSTER_ROLES.get(name);
   }
 
-  private async items(resource: string, namespace: string | undefined): Promise<Binding[]> {
-    const store = this.registry.byGroupResource(RBAC_GROUP, resource);
-    return store ? ((await store.list(namespace)).items as unknown as Binding[]) : [];
-  }
-
   private async getOrUndefined(resource: string, namespace: string, name: string): Promise<unknown> {
     const store = this.registry.byGroupResource(RBAC_GROUP, resource);
     if (!store || !name) return undefined;
@@ -129,22 +129,6 @@ export class RbacAuthorizer implements Authorizer {
       if (isStatusError(err) && err.code === 404) return undefined;
       throw err;
     }
-  }
-}
-
-/** Whether a binding subject names the user (upstream appliesToUser); a service account defaults to the binding's namespace. */
-function appliesTo(user: UserInfo, s: Subject, bindingNamespace: string): boolean {
-  switch (s.kind) {
-    case 'User':
-      return user.name === s.name;
-    case 'Group':
-      return user.groups.includes(s.name ?? '');
-    case 'ServiceAccount': {
-      const ns = s.namespace || bindingNamespace;
-      return !!ns && !!s.name && user.name === serviceAccountUsername(ns, s.name);
-    }
-    default:
-      return false;
   }
 }
 
