@@ -260,7 +260,9 @@ async function taintNode(ctx: CaseContext, n: CaseNode): Promise<number> {
     const cur = expectObject(await ctx.api.get(n.path), [200], 'Node', `read node ${n.name}`);
     const sent = Date.now();
     const res = await ctx.api.request('PATCH', n.path, { body: { metadata: { resourceVersion: cur.metadata?.resourceVersion }, spec: { taints: [...taintsOf(cur), EVICT_TAINT] } }, headers: MERGE_PATCH });
-    if (res.status === 409 && attempt < 3) continue;
+    // The node's status heartbeats change its resourceVersion too: on a slow machine several reads
+    // in a row may be overtaken.
+    if (res.status === 409 && attempt < 10) continue;
     expectObject(res, SUCCESS.patch, 'Node', `add the NoExecute taint ${EVICT_TAINT.key} to node ${n.name}`);
     return sent;
   }

@@ -117,13 +117,16 @@ export const agentExecFilesCases: Case[] = [
     async run(ctx) {
       await withScratch(async (dir) => {
         const lock = join(dir, 'agent.lock');
+        const launched = Date.now();
         const first = await ctx.agents.launch({ controlPlane: false, args: ['--lock-file', lock] });
+        // An agent that ignored the lock would come up about as fast as the first one did: three times
+        // that (at least 5 s, at most 15 s) is ample on a slow machine too.
+        const window = Math.min(15_000, Math.max(5_000, 3 * (Date.now() - launched)));
         const second = await ctx.agents.launch({ controlPlane: false, args: ['--lock-file', lock], waitReady: false });
         let exited = false;
         void second.exited.then(() => { exited = true; });
         // The second may refuse (exit) or wait for the lock as upstream does; it must not serve.
-        // 5 s is ample for an agent that ignored the lock to come up (the first one did).
-        if (await healthyWithin(second, 5_000, () => exited)) fail('a second agent on the same --lock-file while the first runs', 'it exits or waits without serving', `it answered GET /healthz with 200; it printed: ${show(second.output().slice(-300))}`);
+        if (await healthyWithin(second, window, () => exited)) fail('a second agent on the same --lock-file while the first runs', 'it exits or waits without serving', `it answered GET /healthz with 200; it printed: ${show(second.output().slice(-300))}`);
         if (!await healthyWithin(first, 5_000)) fail('the first agent keeps running while the second tries the lock', 'GET /healthz 200', 'no 200');
         // Different lock paths do not see each other.
         await expectStarts(ctx, { args: ['--lock-file', join(dir, 'other.lock')] }, 'an agent on another --lock-file while the first runs');
