@@ -47,6 +47,7 @@ import { isStorageError, type WatchHandle } from '../storage/types.js';
 import type { ComponentEndpoints } from '../observability/component-endpoints.js';
 import { NodeProxy } from './node-proxy.js';
 import { requestUser } from './auth/filter.js';
+import { aggregatedContentType, aggregatedDiscovery, aggregatedWanted } from './aggregated-discovery.js';
 
 /** Verbs this handler implements; discovery advertises only these. */
 export const SERVED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -143,14 +144,14 @@ export class ApiHandler {
     if (a === 'openapi') return serveOpenApi(req, res, this.registry, segs.slice(1), SERVED_VERBS);
     if (this.nodeProxy && NodeProxy.matches(segs)) return this.nodeProxy.serve(req, res);
     if (a === 'api' && this.registry.servesGroupVersion('', 'v1')) {
-      if (segs.length === 1) return this.discovery(req, res, ctx, () => apiVersions(serverAddress(req)));
+      if (segs.length === 1) return this.discovery(req, res, ctx, () => apiVersions(serverAddress(req)), true);
       if (b === 'v1') {
         if (segs.length === 2) return this.discovery(req, res, ctx, () => apiResourceList(this.registry, '', 'v1', SERVED_VERBS));
         return this.resource(req, res, ctx, '', 'v1', segs.slice(2));
       }
     }
     if (a === 'apis') {
-      if (segs.length === 1) return this.discovery(req, res, ctx, () => apiGroupList(this.registry));
+      if (segs.length === 1) return this.discovery(req, res, ctx, () => apiGroupList(this.registry), false);
       const group = apiGroup(this.registry, b!);
       if (group !== undefined) {
         if (segs.length === 2) return this.discovery(req, res, ctx, () => group);
@@ -163,8 +164,19 @@ export class ApiHandler {
     throw pathNotFound();
   }
 
-  private async discovery(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, body: () => unknown): Promise<void> {
+  /**
+   * A discovery document. `/api` (`aggregate` true: the core group) and `/apis` (false) answer the
+   * aggregated document instead when the client prefers it (aggregated-discovery.ts).
+   */
+  private async discovery(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, body: () => unknown, aggregate?: boolean): Promise<void> {
     if (req.method !== 'GET') throw methodNotAllowed();
+    const group = aggregate === undefined ? undefined : aggregatedWanted(req.headers.accept);
+    if (group) {
+      const text = `${JSON.stringify(aggregatedDiscovery(this.registry, aggregate!, group, SERVED_VERBS))}\n`;
+      res.writeHead(200, { 'Content-Type': aggregatedContentType(group), Vary: 'Accept', 'Cache-Control': 'no-cache, private', 'Content-Length': String(Buffer.byteLength(text)) });
+      res.end(text);
+      return;
+    }
     this.negotiate(req, ctx, false);
     this.send(res, ctx, 200, body());
   }

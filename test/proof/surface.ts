@@ -79,9 +79,10 @@ export const surfaceBreakages: Record<string, Breakage> = {
   'api.discovery.status-subresources': {
     response: (_r, res) => editJson(res, (o) => { if (o?.kind === 'APIResourceList' && Array.isArray(o.resources)) o.resources = o.resources.filter((x: any) => !String(x?.name).endsWith('/status')); }),
   },
-  // Labels the legacy document as aggregated discovery: clients would misread it.
+  // Labels the answer as aggregated discovery of a group the client did not ask for (a legacy
+  // document so labelled would be misread too).
   'api.discovery.aggregated': {
-    response: (r, res) => { if (pathOnly(r) === '/apis' && accept(r).includes('as=apigroupdiscoverylist')) res.headers['content-type'] = 'application/json;g=apidiscovery.orch.io;v=v2;as=APIGroupDiscoveryList'; },
+    response: (r, res) => { if (pathOnly(r) === '/apis' && accept(r).includes('as=apigroupdiscoverylist')) res.headers['content-type'] = 'application/json;g=apidiscovery.example.com;v=v2;as=APIGroupDiscoveryList'; },
   },
   'api.openapi.field-validation': {
     response: (r, res) => { if (pathOnly(r).startsWith('/openapi/')) editJson(res, dropFieldValidation); },

@@ -59,14 +59,17 @@ t.test('legacy discovery documents', async (t) => {
   t.match(version.body, { major: '1', minor: '37', gitVersion: 'v1.37.0' });
 });
 
-t.test('what kubectl sends: aggregated discovery is declined in favour of the legacy document', async (t) => {
+t.test('what kubectl sends: the aggregated document; a conversion it cannot make falls back to the legacy one', async (t) => {
   const srv = await startTestServer(t);
   const aggregated =
     'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
   const r = await call(srv.url, 'GET', '/apis', undefined, { accept: aggregated });
   t.equal(r.status, 200);
-  t.equal(r.headers.get('content-type'), 'application/json', 'plain JSON tells the client to fall back');
-  t.equal(r.body.kind, 'APIGroupList');
-  const only = await call(srv.url, 'GET', '/apis', undefined, { accept: 'application/json;g=apidiscovery.orch.io;v=v2;as=APIGroupDiscoveryList' });
-  t.equal(only.status, 406, 'aggregated discovery alone is not served');
+  t.equal(r.headers.get('content-type'), 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+  t.equal(r.body.kind, 'APIGroupDiscoveryList');
+  const beta = await call(srv.url, 'GET', '/apis', undefined, { accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json' });
+  t.equal(beta.headers.get('content-type'), 'application/json', 'v2beta1 (no longer served upstream either): plain JSON tells the client to fall back');
+  t.equal(beta.body.kind, 'APIGroupList');
+  const only = await call(srv.url, 'GET', '/apis', undefined, { accept: 'application/json;g=apidiscovery.orch.io;v=v2beta1;as=APIGroupDiscoveryList' });
+  t.equal(only.status, 406, 'a conversion the server does not make, alone: 406');
 });
