@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { methodNotAllowed, notAcceptable, pathNotFound } from './errors.js';
 import type { Registry } from './registry.js';
 import { objectMetaSchema, type Schema } from './schema.js';
+import { rootType, typeOf, type FieldType } from './patch-schema.js';
 import type { ResourceStore } from './store.js';
 import { resolveStrategy, type ResolvedStrategy, type Verb } from './strategy.js';
 
@@ -32,8 +33,13 @@ export function definitionName(s: ResolvedStrategy, kind: string = s.kind): stri
 
 const gvk = (group: string, version: string, kind: string): Json => ({ group, kind, version });
 
-/** A reference schema as OpenAPI v3 (objects inline, ObjectMeta by reference as upstream). */
-function toOpenApi(s: Schema): Json {
+/**
+ * A reference schema as OpenAPI v3 (objects inline, ObjectMeta by reference as upstream), with the
+ * patch metadata of its field type (patch-schema.ts) where it has one: kubectl's client-side apply
+ * computes its strategic merge patch from these (x-kubernetes-patch-strategy and -merge-key, list
+ * types and keys), so they must say what this server's own strategic merge does.
+ */
+function toOpenApi(s: Schema, t?: FieldType): Json {
   if (s === objectMetaSchema) return allOf(`${META}.ObjectMeta`, { default: {} });
   switch (s.type) {
     case 'string':
@@ -44,15 +50,30 @@ function toOpenApi(s: Schema): Json {
       return { type: 'integer', format: 'int64' };
     case 'number':
       return { type: 'number', format: 'double' };
-    case 'object':
-      return { type: 'object', properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, toOpenApi(v)])) };
+    case 'object': {
+      const fields = t?.kind === 'struct' ? t.fields : undefined;
+      return { type: 'object', properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, toOpenApi(v, fields?.[k])])), ...patchExtensions(t) };
+    }
     case 'map':
-      return { type: 'object', additionalProperties: toOpenApi(s.values) };
+      return { type: 'object', additionalProperties: toOpenApi(s.values, t?.kind === 'map' ? t.values : undefined), ...patchExtensions(t) };
     case 'array':
-      return { type: 'array', items: toOpenApi(s.items) };
+      return { type: 'array', items: toOpenApi(s.items, t?.kind === 'list' ? t.items : undefined), ...patchExtensions(t) };
     case 'any':
       return { 'x-kubernetes-preserve-unknown-fields': true };
   }
+}
+
+/** Upstream's OpenAPI extensions for a field's patch strategy, merge key and (non-atomic) list type. */
+function patchExtensions(t: FieldType | undefined): Json {
+  if (!t || t.kind === 'scalar') return {};
+  const out: Json = {};
+  if (t.strategy) out['x-kubernetes-patch-strategy'] = t.strategy;
+  if (t.kind === 'list') {
+    if (t.mergeKey) out['x-kubernetes-patch-merge-key'] = t.mergeKey;
+    if (t.listType !== 'atomic') out['x-kubernetes-list-type'] = t.listType;
+    if (t.listType === 'map' && t.keys.length) out['x-kubernetes-list-map-keys'] = [...t.keys];
+  }
+  return out;
 }
 
 const TYPE_META: Json = {
@@ -71,7 +92,7 @@ function metaSchemas(): Json {
   return {
     [`${META}.ObjectMeta`]: {
       description: 'ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.',
-      ...toOpenApi(objectMetaSchema.type === 'object' ? { type: 'object', properties: objectMetaSchema.properties } : objectMetaSchema),
+      ...toOpenApi(objectMetaSchema.type === 'object' ? { type: 'object', properties: objectMetaSchema.properties } : objectMetaSchema, rootType({}).fields['metadata']),
     },
     [`${META}.ListMeta`]: {
       description: 'ListMeta describes metadata that synthetic resources must have, including lists and various status objects.',
@@ -310,7 +331,7 @@ function kindSchemas(s: ResolvedStrategy): Json {
     [kind]: {
       description: `${s.kind} (${s.apiVersion}).`,
       type: 'object',
-      properties: { ...TYPE_META, metadata: toOpenApi(objectMetaSchema), ...Object.fromEntries(Object.entries(s.schema).map(([k, v]) => [k, toOpenApi(v)])) },
+      properties: { ...TYPE_META, metadata: toOpenApi(objectMetaSchema), ...Object.fromEntries(Object.entries(s.schema).map(([k, v]) => [k, toOpenApi(v, typeOf(s).fields[k])])) },
       'x-kubernetes-group-version-kind': [gvk(s.group, s.version, s.kind)],
     },
   };
