@@ -4,11 +4,12 @@
 // controllers are API clients, never part of the server); tests use it directly with their own
 // strategies.
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { ApiHandler } from './handler.js';
 import { ApiServerMetrics } from './metrics.js';
+import { methodNotAllowed } from './errors.js';
 import { apiServerEndpoints, type ApiServerIdentity } from './debug-endpoints.js';
 import { requestUser, serverAuth, withAuth, type AuthOptions } from './auth/filter.js';
 import { answerPlainHttp } from '../tls.js';
@@ -165,6 +166,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     ? createHttpsServer({ keepAliveTimeout: 5000, cert: opts.tls.certPem, key: opts.tls.keyPem }, serve)
     : createServer({ keepAliveTimeout: 5000 }, serve);
   if (opts.tls) answerPlainHttp(server as import('node:https').Server);
+  server.on('clientError', answerParseError);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -201,4 +203,35 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
         await closed;
       })()),
   };
+}
+
+/** What Node's own clientError handling answers, by error code (else 400). */
+const PARSE_ERROR_LINES: Readonly<Record<string, string>> = {
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: '413 Payload Too Large',
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+};
+
+/**
+ * Requests Node's HTTP parser refuses. Its methods are a fixed list (`FOO`, `get` are refused, with
+ * a bare 400 and the connection closed, before any handler runs), while Go's server takes any token
+ * and upstream answers a method no route serves with a 405 MethodNotAllowed Status: so does this.
+ * Anything else the parser refuses is answered as Node (and Go) answer it: a bare status line.
+ * Either way the connection is closed after the answer.
+ */
+function answerParseError(err: NodeJS.ErrnoException, socket: Socket): void {
+  let text = `HTTP/1.1 ${PARSE_ERROR_LINES[err.code ?? ''] ?? '400 Bad Request'}\r\nConnection: close\r\n\r\n`;
+  if (err.code === 'HPE_INVALID_METHOD') {
+    const body = `${JSON.stringify(methodNotAllowed().status)}\n`;
+    text = `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nCache-Control: no-cache, private\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  }
+  const answer = (): void => {
+    if (socket.writable) socket.end(text, () => socket.destroy());
+    else socket.destroy();
+  };
+  // A pipelined request before the bad one may still be answering: this answer goes after it
+  // (on 'close': once that response is complete, or its connection gone).
+  const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+  if (inFlight && !inFlight.writableFinished) inFlight.once('close', answer);
+  else answer();
 }

@@ -4,7 +4,7 @@
 // the configuration's fields; fields it applied before, no longer sends and nobody else owns are
 // removed; changing a field another manager owns is a conflict (409) unless `force`, which moves
 // the field to the applier. The result is written like any update (patch.ts).
-import { yaml } from '../packages.js';
+import { parseYaml } from './body-bounds.js';
 import { badRequest, StatusError, type StatusCause } from './errors.js';
 import {
   compare,
@@ -52,7 +52,7 @@ export interface ApplyInput {
 export function parseApplyBody(raw: string): Record<string, unknown> {
   let doc: unknown;
   try {
-    doc = yaml().parse(raw, { uniqueKeys: false, version: '1.2' });
+    doc = parseYaml(raw);
   } catch (err) {
     throw badRequest(`error decoding YAML: ${(err as Error).message.split('\n')[0]}`);
   }

@@ -6,6 +6,7 @@
 import { badRequest, invalid, type StatusError } from './errors.js';
 import { fieldErrors, type FieldError } from './field-errors.js';
 import type { BodyFormat } from './negotiation.js';
+import { checkJson } from './body-bounds.js';
 import { parseRawJson, parseRawYaml, type RawNode } from './raw-json.js';
 import { objectMetaSchema, t, type Properties, type Schema } from './schema.js';
 import type { ResolvedStrategy } from './strategy.js';
@@ -184,10 +185,15 @@ function prune(v: unknown, s: Schema): unknown {
   return out;
 }
 
-/** The raw tree of a request body in `format`; undefined when it does not parse (the decoder reports that). */
+/**
+ * The raw tree of a request body in `format`; undefined when it does not parse or is out of
+ * bounds (the decoder reports that).
+ */
 export function rawBody(text: string, format: BodyFormat): RawNode | undefined {
   try {
-    return format === 'yaml' ? parseRawYaml(text) : parseRawJson(text);
+    if (format === 'yaml') return parseRawYaml(text);
+    checkJson(text);
+    return parseRawJson(text);
   } catch {
     return undefined;
   }

@@ -29,6 +29,7 @@ import {
   readBody,
   type OutputFormat,
 } from './negotiation.js';
+import { parseJson } from './body-bounds.js';
 import { parseBool, parseListQuery, type ListQuery } from './options.js';
 import { ContinueTokens } from './continue-token.js';
 import { listResponse } from './list-response.js';
@@ -73,6 +74,9 @@ export interface HandlerOptions {
 
 /** A watch whose client reads slower than this much buffered output is cut off. */
 const MAX_WATCH_BUFFER_BYTES = 16 * 1024 * 1024;
+
+/** The longest delay setTimeout takes. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface ResourceRequest {
   readonly store: ResourceStore;
@@ -374,7 +378,7 @@ export class ApiHandler {
     }
     let doc: unknown;
     try {
-      doc = JSON.parse(raw);
+      doc = parseJson(raw);
     } catch (err) {
       throw badRequest(`error decoding patch: ${(err as Error).message}`);
     }
@@ -575,7 +579,9 @@ class ActiveWatch {
     private readonly registry: Set<ActiveWatch>,
   ) {
     registry.add(this);
-    this.timer = setTimeout(() => this.end(), timeoutMs);
+    // Node's timers take at most 2^31-1 ms (24.8 days) and fire at once for more (a timeoutSeconds
+    // of 2147484 ended the watch at once): longer watches end after that, and clients watch again.
+    this.timer = setTimeout(() => this.end(), Math.min(timeoutMs, MAX_TIMER_MS));
     this.timer.unref();
     res.on('close', () => this.cleanup());
   }

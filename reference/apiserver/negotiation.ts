@@ -1,7 +1,7 @@
 // Content negotiation for request bodies (Content-Type) and responses (Accept), following the
 // rules of upstream k8s.io/apiserver/pkg/endpoints/handlers/negotiation.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { yaml } from '../packages.js';
+import { parseJson, parseYaml } from './body-bounds.js';
 import { badRequest, notAcceptable, requestEntityTooLarge, unsupportedMediaType, type StatusError } from './errors.js';
 import { isPlainObject } from './schema.js';
 import { parseMediaParams } from '../media-params.js';
@@ -151,7 +151,7 @@ export function parseObjectBody(raw: Buffer, format: BodyFormat): Record<string,
   let value: unknown;
   if (format === 'json') {
     try {
-      value = JSON.parse(text);
+      value = parseJson(text);
     } catch (err) {
       throw badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
     }
@@ -159,7 +159,7 @@ export function parseObjectBody(raw: Buffer, format: BodyFormat): Record<string,
     try {
       // Through JSON so the result holds only JSON values (no YAML-only types). Duplicate keys: the
       // last wins, as upstream decodes YAML; fieldValidation reports them (field-validation.ts).
-      value = JSON.parse(JSON.stringify(yaml().parse(text, { maxAliasCount: 100, uniqueKeys: false }) ?? null));
+      value = JSON.parse(JSON.stringify(parseYaml(text) ?? null));
     } catch (err) {
       throw badRequest(`couldn't get version/kind; yaml parse error: ${(err as Error).message.split('\n')[0]}`);
     }

@@ -141,21 +141,36 @@ export function applyPatch(type: Exclude<PatchType, typeof APPLY_PATCH>, current
   // Paths through `__proto__` or `constructor/prototype` are refused as fast-json-patch refuses them,
   // but as the client's error (422) rather than the plain error it throws.
   const banned = (p: string) => { const segs = p.split('/'); return segs.some((seg, i) => seg === '__proto__' || (seg === 'constructor' && segs[i + 1] === 'prototype')); };
-  for (const op of doc as Array<{ op?: string; path?: string; from?: string }>) {
+  for (const op of doc as Array<{ op?: string; path?: string; from?: string; value?: unknown }>) {
+    const refuse = (message: string) => invalid(s.groupKind, name, [fieldErrors.invalid(`jsonpatch ${op.op ?? ''} ${op.path ?? ''}`.trim(), '', message)]);
     for (const p of [op.path, op.from]) {
-      if (typeof p === 'string' && banned(p)) {
-        throw invalid(s.groupKind, name, [fieldErrors.invalid(`jsonpatch ${op.op ?? ''} ${op.path ?? ''}`.trim(), '', `path ${JSON.stringify(p)} names no field of the object`)]);
-      }
+      if (typeof p === 'string' && banned(p)) throw refuse(`path ${JSON.stringify(p)} names no field of the object`);
     }
+    const missing = doesNotApply(op);
+    if (missing) throw refuse(missing);
   }
   try {
-    const result = jsonpatch.applyPatch(structuredClone(current), doc as Operation[], true, false).newDocument;
-    if (!isPlainObject(result)) throw badRequest('the JSON patch replaced the whole object with a non-object');
-    return result;
+    return jsonpatch.applyPatch(structuredClone(current), doc as Operation[], true, false).newDocument;
   } catch (err) {
     if (err instanceof jsonpatch.JsonPatchError) throw jsonPatchFailed(err, s.groupKind, name);
     throw err;
   }
+}
+
+/**
+ * Operations upstream's JSON patch (evanphx/json-patch) finds no place for, and fast-json-patch
+ * would apply: the root holds no field to add, remove, move or copy (only `test` and a `replace`
+ * with an object apply there), and a move into its own source is gone once the source is removed
+ * (RFC 6902 §4.4). fast-json-patch would go on with a document that is no object (a TypeError on
+ * the next operation), or hold itself (a move from the root).
+ */
+function doesNotApply(op: { op?: string; path?: string; from?: string; value?: unknown }): string | undefined {
+  const fromOp = op.op === 'move' || op.op === 'copy';
+  if (op.path === '' && op.op === 'replace' && !isPlainObject(op.value)) return 'replace operation value must be an object';
+  if (op.path === '' && op.op !== 'test' && op.op !== 'replace') return `${op.op} operation does not apply: doc is missing path: ""`;
+  if (fromOp && op.from === '') return `${op.op} operation does not apply: doc is missing from path: ""`;
+  if (op.op === 'move' && typeof op.path === 'string' && op.path.startsWith(`${op.from}/`)) return `move operation does not apply: doc is missing destination path: ${op.path}`;
+  return undefined;
 }
 
 /**

@@ -1,8 +1,9 @@
 // The shape of a JSON or YAML body as written, duplicate keys included. JSON.parse (and YAML's
 // toJS) keep only the last of duplicate keys, so fieldValidation (Warn, Strict) needs its own look at
 // the raw text to report them, as upstream's strict decoder does.
-import type { Document, Node as YamlNode } from 'yaml';
+import type { Node as YamlNode } from 'yaml';
 import { yaml } from '../packages.js';
+import { readYaml } from './body-bounds.js';
 
 /** An object keeps every entry in document order, repeated keys included. */
 export type RawNode =
@@ -177,40 +178,43 @@ export function parseRawJson(text: string): RawNode {
   }
 }
 
-/** Aliases expanded beyond this many are not looked into (YAML.parse refuses more anyway). */
-const MAX_ALIASES = 100;
-const MAX_YAML_DEPTH = 1000;
-
 /**
- * The RawNode of a YAML document, duplicate keys included. Keys are turned into strings the way
- * the body decoder does (`yaml` with string map keys; null becomes "").
+ * The RawNode of a YAML body, duplicate keys included, within the bounds of body-bounds.ts (JSON
+ * text is read as JSON). Keys are turned into strings the way the body decoder does (`yaml` with
+ * string map keys; null becomes "").
  */
 export function parseRawYaml(text: string): RawNode {
-  const { parseDocument, isAlias, isMap, isPair, isScalar, isSeq } = yaml();
-  const doc = parseDocument(text, { uniqueKeys: false });
-  if (doc.errors.length) throw new RawJsonError(doc.errors[0]!.message.split('\n')[0]!, doc.errors[0]!.pos[0]);
-  let aliases = 0;
-  // Recursive like the YAML composer that built the document, but bounded: deeper levels are not
-  // looked into (the body decoder and the schema walk bound them anyway).
-  const convert = (node: unknown, depth: number): RawNode => {
-    if (depth > MAX_YAML_DEPTH) return SCALAR;
-    if (isAlias(node)) {
-      if (++aliases > MAX_ALIASES) return SCALAR;
-      return convert(node.resolve(doc as Document), depth + 1);
-    }
-    if (isMap(node)) {
-      const entries: Array<readonly [string, RawNode]> = [];
-      for (const pair of node.items) {
-        if (!isPair(pair)) continue;
-        entries.push([yamlKey(pair.key), convert(pair.value, depth + 1)]);
+  return readYaml(text, parseRawJson, (doc) => {
+    if (doc.errors.length) throw new RawJsonError(doc.errors[0]!.message.split('\n')[0]!, doc.errors[0]!.pos[0]);
+    const { isAlias, isMap, isPair, isScalar, isSeq } = yaml();
+    // An alias is the RawNode of its anchor, shared: the anchor was converted before it (in
+    // document order), and the bounds refused aliases inside their own anchor and expansions past
+    // the node limit. Recursion is bounded by the depth limit.
+    const anchored = new Map<string, RawNode>();
+    const convert = (node: unknown): RawNode => {
+      if (isAlias(node)) return anchored.get(node.source) ?? NULL;
+      let raw: RawNode;
+      if (isMap(node)) {
+        const entries: Array<readonly [string, RawNode]> = [];
+        for (const pair of node.items) {
+          if (!isPair(pair)) continue;
+          convert(pair.key); // for an anchor it may carry
+          entries.push([yamlKey(pair.key), convert(pair.value)]);
+        }
+        raw = { kind: 'object', entries };
+      } else if (isSeq(node)) {
+        raw = { kind: 'array', items: node.items.map(convert) };
+      } else if (isScalar(node)) {
+        raw = node.value === null || node.value === undefined ? NULL : SCALAR;
+      } else {
+        raw = node === null || node === undefined ? NULL : SCALAR;
       }
-      return { kind: 'object', entries };
-    }
-    if (isSeq(node)) return { kind: 'array', items: node.items.map((item) => convert(item, depth + 1)) };
-    if (isScalar(node)) return node.value === null || node.value === undefined ? NULL : SCALAR;
-    return node === null || node === undefined ? NULL : SCALAR;
-  };
-  return convert(doc.contents, 0);
+      const anchor = (node as { anchor?: string } | null)?.anchor;
+      if (anchor) anchored.set(anchor, raw);
+      return raw;
+    };
+    return convert(doc.contents);
+  });
 }
 
 function yamlKey(key: unknown): string {

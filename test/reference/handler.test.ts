@@ -42,6 +42,9 @@ t.test('every error kind is a Status with code, reason and message', async (t) =
     ['MethodNotAllowed (PUT collection)', () => call(u, 'PUT', SC, sc('x')), 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'],
     ['MethodNotAllowed (POST all namespaces)', () => call(u, 'POST', '/apis/test.orch.io/v1/widgets', { metadata: { name: 'x' } }), 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'],
     ['MethodNotAllowed (discovery)', () => call(u, 'POST', '/apis', {}), 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'],
+    // Refused by Node's HTTP parser before any handler runs (Go takes any token): request-fuzz.
+    ['MethodNotAllowed (a method Node does not know)', () => call(u, 'FOO', `${SC}/exists`), 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'],
+    ['MethodNotAllowed (a lower-case method)', () => call(u, 'patch', `${SC}/exists`, {}), 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'],
     ['NotAcceptable', () => call(u, 'GET', SC, undefined, { accept: 'application/vnd.kubernetes.protobuf' }), 406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml'],
     ['NotAcceptable (Table only)', () => call(u, 'GET', SC, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' }), 406, 'NotAcceptable', /^only the following media types are accepted/],
     ['UnsupportedMediaType', () => call(u, 'POST', SC, JSON.stringify(sc('m')), { 'content-type': 'text/plain' }), 415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml'],

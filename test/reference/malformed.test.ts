@@ -2,15 +2,11 @@
 // and huge strings, field by field. Bad input gets a Status (422 Invalid with a cause at the bad
 // field for wrong types), never a 500 or a crash, and the server keeps serving.
 import t from 'tap';
-import { randomUUID } from 'node:crypto';
 import { startReference } from '../../reference/server.js';
 import { REFERENCE_RESOURCES } from '../../reference/resources/index.js';
-import { KINDS, collectionPath, type ResourceKind } from '../../suites/000-control-plane/kinds.js';
-import { AGENT_KINDS } from '../../suites/001-node-agent/kinds.js';
+import { collectionPath } from '../../suites/000-control-plane/kinds.js';
 import type { Schema } from '../../reference/apiserver/schema.js';
-import type { CaseContext } from '../../suites/case.js';
-
-const ALL_GATES_ON = { GenericWorkload: true, CompositePodGroup: true, PodGroupPreemptionPolicy: true, TopologyAwareWorkloadScheduling: true };
+import { ALL_GATES_ON, fakeContext, sampleOf } from './samples.js';
 
 /** Every field path of a schema down to `depth`, with its schema. */
 function fieldPaths(props: Readonly<Record<string, Schema>>, prefix = '', depth = 3): Array<[string, Schema]> {
@@ -46,45 +42,8 @@ function setPath(obj: any, path: string, value: unknown): void {
   else o[keys.at(-1)!] = value;
 }
 
-const NAMESPACE: ResourceKind = {
-  kind: 'Namespace', apiVersion: 'v1', plural: 'namespaces', namespaced: false, hasStatus: true, deleteResponse: 'object', section: '2.1',
-  valid: () => ({}), change: { patch: {}, changed: () => true },
-};
-
-/** The review kinds: no suite describes them (they are not spec 000 kinds), so their samples are here. */
-const review = (kind: string, apiVersion: string, valid: () => Record<string, unknown>): ResourceKind => ({
-  kind, apiVersion, plural: `${kind.toLowerCase()}s`, namespaced: false, hasStatus: false, deleteResponse: 'unspecified', section: '',
-  valid, change: { patch: {}, changed: () => false },
-});
-const REVIEWS: ResourceKind[] = [
-  review('TokenReview', 'authentication.orch.io/v1', () => ({ spec: { token: 'no-such-token', audiences: ['x'] } })),
-  review('SelfSubjectReview', 'authentication.orch.io/v1', () => ({})),
-  review('SubjectAccessReview', 'authorization.orch.io/v1', () => ({ spec: { user: 'alice', groups: ['devs'], resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } } })),
-  review('SelfSubjectAccessReview', 'authorization.orch.io/v1', () => ({ spec: { nonResourceAttributes: { verb: 'get', path: '/healthz' } } })),
-];
-
-/** The legacy bindings collection (never stored): its valid sample binds a pod made for it below. */
-const BINDING: ResourceKind = {
-  kind: 'Binding', apiVersion: 'v1', plural: 'bindings', namespaced: true, hasStatus: false, deleteResponse: 'unspecified', section: '',
-  valid: () => ({ target: { kind: 'Node', name: 'malformed-node' } }), change: { patch: {}, changed: () => false },
-};
+/** The pod the Binding sample binds (the legacy bindings name the pod in metadata.name). */
 const BOUND_POD = 'malformed-bound';
-
-/** The Eviction kind the eviction-request controller writes (lifecycle.orch.io/v1alpha1). */
-const EVICTION: ResourceKind = {
-  kind: 'Eviction', apiVersion: 'lifecycle.orch.io/v1alpha1', plural: 'evictions', namespaced: true, hasStatus: true, deleteResponse: 'status', section: '',
-  valid: () => ({ spec: { target: { pod: { name: 'malformed-target', uid: randomUUID() } } } }), change: { patch: { metadata: { labels: { changed: 'yes' } } }, changed: () => true },
-};
-
-function fakeContext(namespace: string): CaseContext {
-  let n = 0;
-  return {
-    namespace, labels: {}, runId: 'malformed', signal: new AbortController().signal,
-    uniqueName: (hint = 'x') => `m-${hint}-${n++}-${randomUUID().slice(0, 8)}`,
-    track: () => undefined, api: undefined as never, component: () => undefined as never, componentNames: () => ['apiserver'], facts: {},
-    agent: () => undefined as never, cri: () => undefined as never, podInfoSocket: () => undefined as never, agents: undefined as never,
-  };
-}
 
 t.test('malformed bodies per kind: a Status, never a 500', async (t) => {
   const ref = await startReference({ featureGates: ALL_GATES_ON });
@@ -92,13 +51,10 @@ t.test('malformed bodies per kind: a Status, never a 500', async (t) => {
   const ctx = fakeContext('default');
   const problems: string[] = [];
   let sent = 0;
-  // Every served resource, with a valid sample from the kinds the suites describe.
-  const samples: ResourceKind[] = [...KINDS, ...AGENT_KINDS, NAMESPACE, ...REVIEWS, BINDING, EVICTION];
   const pod = await fetch(`${ref.url}/api/v1/namespaces/default/pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: BOUND_POD }, spec: { containers: [{ name: 'c', image: 'i' }] } }) });
   t.equal(pod.status, 201, 'the pod the Binding sample binds');
   for (const strategy of REFERENCE_RESOURCES) {
-    const apiVersion = strategy.group ? `${strategy.group}/${strategy.version}` : strategy.version;
-    const k = samples.find((x) => x.kind === strategy.kind && x.apiVersion === apiVersion);
+    const k = sampleOf(strategy);
     if (!k) { problems.push(`${strategy.kind}: no valid sample (add a ResourceKind for it)`); continue; }
     const url = `${ref.url}${collectionPath(k, 'default')}`;
     const post = async (what: string, body: unknown) => {

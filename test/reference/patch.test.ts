@@ -116,14 +116,39 @@ t.test('hostile patches are the client\'s error: deep merges and paths through _
   const from = await call(u, 'PATCH', `${SC}/h1`, [{ op: 'copy', from: '/__proto__', path: '/metadata/labels' }], JSONP);
   t.equal(from.status, 422, 'a from through __proto__');
   t.equal(({} as Record<string, unknown>)['polluted'], undefined, 'nothing reached Object.prototype');
+  // Refused as it is read, past the depth limit (body-bounds.ts), before any merge recurses.
   for (const depth of [5_000, 50_000]) {
     const deep = `{"parameters":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
     for (const [kind, ct] of [['merge', 'application/merge-patch+json'], ['strategic merge', 'application/strategic-merge-patch+json']]) {
       const r = await call(u, 'PATCH', `${SC}/h1`, deep, { 'content-type': ct });
-      t.equal(r.status, 422, `a ${kind} patch ${depth} levels deep`);
-      t.equal(r.body.reason, 'Invalid');
+      t.equal(r.status, 400, `a ${kind} patch ${depth} levels deep`);
+      t.match(r.body.message, /^error decoding patch: exceeded max depth/);
     }
   }
   const after = await call(u, 'GET', `${SC}/h1`);
   t.same(after.body.mountOptions, ['ro'], 'the object is as it was');
+});
+
+t.test('JSON patch operations with no place in the object: 422 as upstream answers, never a 500 (request-fuzz)', async (t) => {
+  const srv = await startTestServer(t);
+  const u = srv.url;
+  t.equal((await call(u, 'POST', SC, sc('root', { mountOptions: ['ro'] }))).status, 201);
+  for (const [ops, message] of [
+    // The root removed, then a field added to what is left (was: a TypeError, 500).
+    [[{ op: 'remove', path: '' }, { op: 'add', path: '/metadata', value: {} }], 'remove operation does not apply: doc is missing path: ""'],
+    [[{ op: 'add', path: '', value: sc('root') }], 'add operation does not apply: doc is missing path: ""'],
+    [[{ op: 'replace', path: '', value: 'text' }, { op: 'add', path: '/a', value: 1 }], 'replace operation value must be an object'],
+    // The object moved into itself (was: a circular structure, 500).
+    [[{ op: 'move', from: '', path: '/a' }], 'move operation does not apply: doc is missing from path: ""'],
+    [[{ op: 'copy', from: '', path: '/a' }], 'copy operation does not apply: doc is missing from path: ""'],
+    // A move into its own source (was: a TypeError, 500).
+    [[{ op: 'move', from: '/metadata', path: '/metadata/x' }], 'move operation does not apply: doc is missing destination path: /metadata/x'],
+  ] as const) {
+    const r = await call(u, 'PATCH', `${SC}/root`, ops, JSONP);
+    t.equal(r.status, 422, JSON.stringify(ops));
+    t.match(r.body?.message, message);
+  }
+  const replaced = await call(u, 'PATCH', `${SC}/root`, [{ op: 'test', path: '', value: (await call(u, 'GET', `${SC}/root`)).body }, { op: 'replace', path: '', value: sc('root', { mountOptions: ['rw'] }) }], JSONP);
+  t.equal(replaced.status, 200, 'test and replace (with an object) apply at the root');
+  t.same(replaced.body.mountOptions, ['rw']);
 });

@@ -110,6 +110,16 @@ t.test('timeoutSeconds ends the stream', async (t) => {
   await eventually(async () => srv.handler.openWatches === 0);
 });
 
+t.test('a timeoutSeconds beyond what a timer takes (2^31 ms) keeps the stream open (request-fuzz)', async (t) => {
+  const srv = await startTestServer(t);
+  const w = await WatchReader.open(`${srv.url}${SC}?watch=true&timeoutSeconds=2147483648`);
+  t.teardown(() => w.close());
+  t.equal(w.status, 200);
+  await call(srv.url, 'POST', SC, sc('late'));
+  t.equal((await w.next())?.object.metadata.name, 'late', 'still open: the event arrives');
+  t.equal(srv.handler.openWatches, 1);
+});
+
 t.test('/watch/ paths, single objects and namespaces', async (t) => {
   const srv = await startTestServer(t);
   await call(srv.url, 'POST', NS, { metadata: { name: 'other' } });
