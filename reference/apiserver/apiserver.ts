@@ -4,7 +4,7 @@
 // controllers are API clients, never part of the server); tests use it directly with their own
 // strategies.
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { ApiHandler } from './handler.js';
@@ -167,6 +167,11 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     : createServer({ keepAliveTimeout: 5000 }, serve);
   if (opts.tls) answerPlainHttp(server as import('node:https').Server);
   server.on('clientError', answerParseError);
+  // Node gives CONNECT requests to 'connect' listeners only, and without one drops the connection;
+  // Go hands them to the handler like any method, and no path of the API serves CONNECT (upstream's
+  // node proxy neither).
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => answerRaw(socket, METHOD_NOT_ALLOWED));
+  server.on(opts.tls ? 'secureConnection' : 'connection', lingerOnClose);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -212,26 +217,61 @@ const PARSE_ERROR_LINES: Readonly<Record<string, string>> = {
   ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
 };
 
+/** Upstream's answer to a method no route serves, written raw: for requests no handler sees. */
+const METHOD_NOT_ALLOWED = ((): string => {
+  const body = `${JSON.stringify(methodNotAllowed().status)}\n`;
+  return `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nCache-Control: no-cache, private\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+})();
+
 /**
- * Requests Node's HTTP parser refuses. Its methods are a fixed list (`FOO`, `get` are refused, with
- * a bare 400 and the connection closed, before any handler runs), while Go's server takes any token
- * and upstream answers a method no route serves with a 405 MethodNotAllowed Status: so does this.
- * Anything else the parser refuses is answered as Node (and Go) answer it: a bare status line.
- * Either way the connection is closed after the answer.
+ * Requests Node's HTTP parser refuses. Its methods are a fixed list (`FOO`, `patch` are refused,
+ * with a bare 400, before any handler runs), while Go's server takes any token and upstream answers
+ * a method no route serves with a 405 MethodNotAllowed Status: so does this. Anything else the
+ * parser refuses is answered as Node (and Go) answer it: a bare status line.
  */
 function answerParseError(err: NodeJS.ErrnoException, socket: Socket): void {
-  let text = `HTTP/1.1 ${PARSE_ERROR_LINES[err.code ?? ''] ?? '400 Bad Request'}\r\nConnection: close\r\n\r\n`;
-  if (err.code === 'HPE_INVALID_METHOD') {
-    const body = `${JSON.stringify(methodNotAllowed().status)}\n`;
-    text = `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nCache-Control: no-cache, private\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
-  }
+  answerRaw(socket, err.code === 'HPE_INVALID_METHOD' ? METHOD_NOT_ALLOWED : `HTTP/1.1 ${PARSE_ERROR_LINES[err.code ?? ''] ?? '400 Bad Request'}\r\nConnection: close\r\n\r\n`);
+}
+
+/** Connections answered by answerRaw: the parser reports every further chunk as an error too. */
+const answeredRaw = new WeakSet<Socket>();
+
+/** Writes an answer no ServerResponse carries, once, and closes the connection. */
+function answerRaw(socket: Socket, text: string): void {
+  if (answeredRaw.has(socket)) return;
+  answeredRaw.add(socket);
   const answer = (): void => {
     if (socket.writable) socket.end(text, () => socket.destroy());
     else socket.destroy();
   };
-  // A pipelined request before the bad one may still be answering: this answer goes after it
+  // A pipelined request before this one may still be answering: this answer goes after it
   // (on 'close': once that response is complete, or its connection gone).
   const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
   if (inFlight && !inFlight.writableFinished) inFlight.once('close', answer);
   else answer();
+}
+
+/** How long a connection closed after an answer stays open for the client to read it (upstream Go's rstAvoidanceDelay). */
+const LINGER_MS = 500;
+
+/**
+ * Closes connections as Go's server does (closeWriteAndWait): the answer and FIN, then what the
+ * client still sends is read (the HTTP parser drops it) until it closes too, or for LINGER_MS.
+ * Node closes at once, and a socket closed with unread input resets the connection: a client still
+ * sending a body nothing reads (a GET's, or one refused before it was read) lost the part of the
+ * answer it had not read yet. (Node's HTTP server ends connections with destroySoon.)
+ */
+function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = function lingeringDestroySoon(this: Socket): void {
+    if (this.writable) this.end();
+    const linger = (): void => {
+      if (this.readableEnded) return void this.destroy();
+      const timer = setTimeout(() => this.destroy(), LINGER_MS);
+      timer.unref();
+      this.once('end', () => this.destroy());
+      this.once('close', () => clearTimeout(timer));
+    };
+    if (this.writableFinished) linger();
+    else this.once('finish', linger);
+  };
 }
