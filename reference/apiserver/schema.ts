@@ -5,13 +5,24 @@
 // output is stable.
 import { FieldPath, fieldErrors, type FieldError } from './field-errors.js';
 
-export type Schema =
-  | { readonly type: 'string' | 'boolean' | 'integer' | 'number' }
-  | { readonly type: 'object'; readonly properties: Readonly<Record<string, Schema>> }
-  | { readonly type: 'map'; readonly values: Schema }
-  | { readonly type: 'array'; readonly items: Schema }
-  /** Kept as sent (free-form JSON such as managedFields.fieldsV1). */
-  | { readonly type: 'any' };
+/**
+ * What a field means, for readers (OpenAPI `description`, `kubectl explain`) and for shape checks
+ * (`required`: the spec's `*` fields). Validation here ignores both: required fields are checked by
+ * each strategy's validate, with upstream's messages.
+ */
+interface FieldDoc {
+  readonly description?: string;
+}
+
+export type Schema = FieldDoc &
+  (
+    | { readonly type: 'string' | 'boolean' | 'integer' | 'number' }
+    | { readonly type: 'object'; readonly properties: Readonly<Record<string, Schema>>; readonly required?: readonly string[] }
+    | { readonly type: 'map'; readonly values: Schema }
+    | { readonly type: 'array'; readonly items: Schema }
+    /** Kept as sent (free-form JSON such as managedFields.fieldsV1). */
+    | { readonly type: 'any' }
+  );
 
 export type Properties = Readonly<Record<string, Schema>>;
 

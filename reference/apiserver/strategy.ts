@@ -117,6 +117,10 @@ export interface ResourceStrategy {
   readonly finalizeSubresource?: boolean;
   /** Top-level fields besides apiVersion, kind and metadata. */
   readonly schema: Properties;
+  /** Top-level fields the spec marks required (`spec*`): OpenAPI `required`, shape checks. */
+  readonly required?: readonly string[];
+  /** What the kind is, in the spec's words (OpenAPI description, `kubectl explain <kind>`). */
+  readonly description?: string;
   /**
    * Top-level fields whose change bumps metadata.generation. Default: every schema field but
    * `status` (StorageClass-like kinds have no spec, so all their fields count).
