@@ -4,7 +4,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { ComponentMetrics, type DualHistogram } from '../observability/metrics.js';
 import type { FeatureGates } from '../features.js';
-import type { Counter } from 'prom-client';
+import type { CounterSeries, HistogramSeries, SeriesCounter } from '../observability/series.js';
 import { versionInfo } from './discovery.js';
 import type { Registry } from './registry.js';
 
@@ -30,7 +30,6 @@ export interface RequestLabels {
 export function requestLabels(method: string, rawUrl: string, registry?: Registry): RequestLabels {
   const qi = rawUrl.indexOf('?');
   const path = qi < 0 ? rawUrl : rawUrl.slice(0, qi);
-  const query = new URLSearchParams(qi < 0 ? '' : rawUrl.slice(qi + 1));
   const none: RequestLabels = { verb: method, group: '', version: '', resource: '', subresource: '', scope: '' };
   let segs = path.split('/').filter(Boolean);
   let group: string;
@@ -59,7 +58,7 @@ export function requestLabels(method: string, rawUrl: string, registry?: Registr
   const [resource, name, subresource] = segs;
   if (!resource || segs.length > 3 || (registry && !registry.lookup(group, version, resource))) return none;
   let verb = method;
-  if (method === 'GET' && name === undefined) verb = watch || ['true', '1'].includes(query.get('watch') ?? '') ? 'WATCH' : 'LIST';
+  if (method === 'GET' && name === undefined) verb = watch || (qi >= 0 && ['true', '1'].includes(new URLSearchParams(rawUrl.slice(qi + 1)).get('watch') ?? '')) ? 'WATCH' : 'LIST';
   else if (method === 'GET' && watch) verb = 'WATCH';
   const scope = name !== undefined ? 'resource' : namespace ? 'namespace' : 'cluster';
   return { verb, group, version, resource, subresource: subresource ?? '', scope };
@@ -67,8 +66,13 @@ export function requestLabels(method: string, rawUrl: string, registry?: Registr
 
 export class ApiServerMetrics {
   readonly component: ComponentMetrics;
-  private readonly requests: Counter<Label>;
+  private readonly requests: SeriesCounter<Label>;
   private readonly latency: DualHistogram<Label>;
+  /**
+   * Bound series by label values and code. Bounded: requestLabels maps what the registry does not
+   * serve to the non-resource labels, and Node refuses methods it does not know.
+   */
+  private readonly bound = new Map<string, { count: CounterSeries; latency: HistogramSeries }>();
 
   constructor(featureGates: FeatureGates, private readonly registry?: Registry) {
     const v = versionInfo();
@@ -86,7 +90,7 @@ export class ApiServerMetrics {
         platform: v['platform']!,
       },
     });
-    this.requests = this.component.counter({
+    this.requests = this.component.seriesCounter({
       name: 'apiserver_request_total',
       help: '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
       labelNames: LABELS,
@@ -102,9 +106,15 @@ export class ApiServerMetrics {
 
   /** Records one finished request. */
   record(labels: RequestLabels, code: number, seconds: number): void {
-    const l = { ...labels, component: 'apiserver', code: String(code) };
-    this.requests.inc(l);
-    this.latency.observe(l, seconds);
+    const key = `${labels.verb} ${labels.group} ${labels.version} ${labels.resource} ${labels.subresource} ${labels.scope} ${code}`;
+    let series = this.bound.get(key);
+    if (!series) {
+      const l = { ...labels, component: 'apiserver', code: String(code) };
+      series = { count: this.requests.series(l), latency: this.latency.series(l) };
+      this.bound.set(key, series);
+    }
+    series.count.inc();
+    series.latency.observe(seconds);
   }
 
   /**

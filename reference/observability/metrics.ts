@@ -5,7 +5,8 @@
 // own metrics through `counter`, `gauge` and `histogram`.
 import { methodNotAllowed } from '../apiserver/errors.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Counter, Gauge, Histogram, Registry, type CounterConfiguration, type GaugeConfiguration, type LabelValues } from 'prom-client';
+import { Counter, Gauge, Registry, type CounterConfiguration, type GaugeConfiguration } from 'prom-client';
+import { SeriesCounter, SeriesHistogram, type HistogramSeries, type SeriesLabels } from './series.js';
 import { expose, negotiateFormat, type NativeLookup } from './exposition.js';
 import { NativeHistogram, type NativeHistogramOptions, type NativeHistogramSnapshot } from './native-histogram.js';
 import { GATES_1_37, type FeatureGates } from '../features.js';
@@ -39,11 +40,11 @@ function seriesKey(labels: Readonly<Record<string, string | number | undefined>>
 }
 
 /**
- * A histogram observed into prom-client's classic buckets and, while native histograms are on,
- * into native-bucket state per label set.
+ * A histogram observed into classic buckets and, while native histograms are on, into native-bucket
+ * state per label set. `series` binds one label set for callers on a hot path.
  */
 export class DualHistogram<T extends string = string> {
-  readonly classic: Histogram<T>;
+  readonly classic: SeriesHistogram<T>;
   private readonly native = new Map<string, NativeHistogram>();
 
   constructor(
@@ -51,20 +52,31 @@ export class DualHistogram<T extends string = string> {
     private readonly cfg: DualHistogramConfiguration<T>,
     private readonly nativeEnabled: boolean,
   ) {
-    this.classic = new Histogram<T>({ name: cfg.name, help: cfg.help, labelNames: cfg.labelNames ?? [], buckets: [...cfg.buckets], registers: [registry] });
+    this.classic = new SeriesHistogram<T>({ name: cfg.name, help: cfg.help, labelNames: cfg.labelNames ?? [], buckets: cfg.buckets, registry });
   }
 
   get name(): string {
     return this.cfg.name;
   }
 
-  observe(labels: LabelValues<T>, value: number): void {
-    this.classic.observe(labels, value);
-    if (!this.nativeEnabled) return;
+  observe(labels: SeriesLabels<T>, value: number): void {
+    this.series(labels).observe(value);
+  }
+
+  /** One label set, bound: observing through it skips the lookups. */
+  series(labels: SeriesLabels<T>): HistogramSeries {
+    const classic = this.classic.series(labels);
+    if (!this.nativeEnabled) return classic;
     const key = seriesKey(labels);
     let h = this.native.get(key);
     if (!h) this.native.set(key, (h = new NativeHistogram({ bucketFactor: 1.1, ...this.cfg.native })));
-    h.observe(value);
+    const native = h;
+    return {
+      observe(value: number) {
+        classic.observe(value);
+        native.observe(value);
+      },
+    };
   }
 
   /** The native state of one series (labels as exposed), if native histograms are on. */
@@ -109,6 +121,11 @@ export class ComponentMetrics {
 
   counter<T extends string>(cfg: Omit<CounterConfiguration<T>, 'registers'>): Counter<T> {
     return new Counter<T>({ ...cfg, registers: [this.registry] });
+  }
+
+  /** A counter for hot paths: series bound once (series.ts). */
+  seriesCounter<T extends string>(cfg: { name: string; help: string; labelNames?: readonly T[] }): SeriesCounter<T> {
+    return new SeriesCounter<T>({ ...cfg, registry: this.registry });
   }
 
   gauge<T extends string>(cfg: Omit<GaugeConfiguration<T>, 'registers'>): Gauge<T> {
