@@ -7,10 +7,21 @@
 import { deepEqual } from './field-errors.js';
 import { childType, typeOf, type FieldType, type ListFieldType, type StructType } from './patch-schema.js';
 import { isPlainObject } from './schema.js';
+import { nowRFC3339 } from './now.js';
 import type { ApiObject } from './strategy.js';
 
 export type PathElement = string;
 export type Path = readonly PathElement[];
+
+/**
+ * A path's identity in a FieldSet: each element length-prefixed, so no element's content can make
+ * two paths collide (cheaper than JSON.stringify on every lookup).
+ */
+function pathKey(p: Path): string {
+  let k = '';
+  for (const e of p) k += `${e.length}:${e}`;
+  return k;
+}
 
 /** A set of field paths. */
 export class FieldSet {
@@ -23,15 +34,15 @@ export class FieldSet {
   }
 
   insert(p: Path): void {
-    if (p.length) this.paths.set(JSON.stringify(p), p);
+    if (p.length) this.paths.set(pathKey(p), p);
   }
 
   has(p: Path): boolean {
-    return this.paths.has(JSON.stringify(p));
+    return this.paths.has(pathKey(p));
   }
 
   delete(p: Path): void {
-    this.paths.delete(JSON.stringify(p));
+    this.paths.delete(pathKey(p));
   }
 
   get size(): number {
@@ -47,21 +58,28 @@ export class FieldSet {
   }
 
   union(o: FieldSet): FieldSet {
-    const s = FieldSet.of(this);
-    for (const p of o) s.insert(p);
+    const s = new FieldSet();
+    for (const [k, p] of this.paths) s.paths.set(k, p);
+    for (const [k, p] of o.paths) s.paths.set(k, p);
     return s;
   }
 
   difference(o: FieldSet): FieldSet {
-    return FieldSet.of([...this].filter((p) => !o.has(p)));
+    const s = new FieldSet();
+    for (const [k, p] of this.paths) if (!o.paths.has(k)) s.paths.set(k, p);
+    return s;
   }
 
   intersection(o: FieldSet): FieldSet {
-    return FieldSet.of([...this].filter((p) => o.has(p)));
+    const s = new FieldSet();
+    for (const [k, p] of this.paths) if (o.paths.has(k)) s.paths.set(k, p);
+    return s;
   }
 
   filter(keep: (p: Path) => boolean): FieldSet {
-    return FieldSet.of([...this].filter(keep));
+    const s = new FieldSet();
+    for (const [k, p] of this.paths) if (keep(p)) s.paths.set(k, p);
+    return s;
   }
 
   /** Whether some path of the set starts with `prefix` and is longer. */
@@ -109,9 +127,23 @@ export class FieldSet {
 }
 
 /** Upstream PathElement order: fields, then keys, then values, then indexes. */
+function elementRank(e: string): number {
+  switch (e.charCodeAt(0)) {
+    case 102: // f
+      return 0;
+    case 107: // k
+      return 1;
+    case 118: // v
+      return 2;
+    case 105: // i
+      return 3;
+    default:
+      return 4;
+  }
+}
+
 function comparePathElements(a: string, b: string): number {
-  const rank = (e: string): number => ({ f: 0, k: 1, v: 2, i: 3 })[e[0] as 'f'] ?? 4;
-  const d = rank(a) - rank(b);
+  const d = elementRank(a) - elementRank(b);
   if (d) return d;
   if (a[0] === 'i') return Number(a.slice(2)) - Number(b.slice(2));
   return a < b ? -1 : a > b ? 1 : 0;
@@ -126,8 +158,10 @@ export function comparePaths(a: Path, b: Path): number {
   return a.length - b.length;
 }
 
+/** Sets an own property even for `__proto__` (which plain assignment would turn into a prototype). */
 function defineOwn(o: Record<string, unknown>, k: string, v: unknown): void {
-  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
 }
 
 export const fieldElement = (name: string): PathElement => `f:${name}`;
@@ -527,9 +561,7 @@ export function recordUpdate(old: ApiObject | undefined, next: ApiObject, owner:
 }
 
 /** RFC 3339 in UTC with whole seconds, as metav1.Time serializes. */
-export function nowSeconds(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+export const nowSeconds = nowRFC3339;
 
 /** What the store needs of its strategy to record a write. */
 export interface RecordingStrategy {

@@ -19,6 +19,8 @@ import { resolveStrategy, type ApiObject, type ResolvedStrategy, type ResourceSt
 import { isStorageError, StorageError, type KeyValue, type Storage, type WatchHandle } from '../storage/types.js';
 import { FeatureGates } from '../features.js';
 import { recordWrite, type FieldOwner } from './managed-fields.js';
+import { ServedJsonCache } from './served-json.js';
+import { nowRFC3339 } from './now.js';
 import { readPage, watchCollection, type CollectionView, type CollectionWatchOptions, type ObjectPredicate } from './list-watch.js';
 import { checkDeletePreconditions, corruptObject, garbageCollectionFinalizers, markAsDeleting, notCorruptError } from './delete-options.js';
 import type { UserInfo } from './auth/user.js';
@@ -142,9 +144,7 @@ export function generateName(base: string): string {
 }
 
 /** RFC 3339 in UTC with whole seconds, as metav1.Time serializes. */
-export function nowRFC3339(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+export { nowRFC3339 } from './now.js';
 
 /** Parses a resourceVersion the way upstream's APIObjectVersioner does ("" and "0" mean 0). */
 export function parseResourceVersion(rv: string | undefined): number {
@@ -180,6 +180,7 @@ export class ResourceStore {
    * collector (a controller manager's, an API client) to act on. Off: deletes ignore propagation.
    */
   garbageCollection = true;
+  private readonly servedJson = new ServedJsonCache();
 
   constructor(opts: StoreOptions) {
     this.strategy = resolveStrategy(opts.strategy);
@@ -239,8 +240,9 @@ export class ResourceStore {
     for (let attempt = 1; ; attempt++) {
       try {
         if (opts.dryRun) return { object: await this.wouldCreate(this.key(namespace, meta.name!), obj), unknownFields };
-        const kv = await this.storage.create(this.key(namespace, meta.name!), this.encode(obj));
-        return { object: this.decode(kv), unknownFields };
+        const stored = this.encodeObject(obj);
+        const kv = await this.storage.create(this.key(namespace, meta.name!), stored.text);
+        return { object: served(stored.ordered, kv), unknownFields };
       } catch (err) {
         if (!isStorageError(err, 'KeyExists')) throw err;
         if (!generated || attempt >= GENERATE_NAME_ATTEMPTS) throw alreadyExists(s.groupResource, meta.name!);
@@ -268,6 +270,13 @@ export class ResourceStore {
     const kv = await this.storage.get(this.key(namespace, name));
     if (!kv) throw notFound(this.strategy.groupResource, name);
     return this.decode(kv);
+  }
+
+  /** `get`, as compact JSON text: what a plain JSON GET answers, without re-encoding an unchanged object. */
+  async getJson(namespace: string, name: string): Promise<string> {
+    const kv = await this.storage.get(this.key(namespace, name));
+    if (!kv) throw notFound(this.strategy.groupResource, name);
+    return this.servedJson.textOf(kv, (v) => JSON.stringify(this.decode(v)));
   }
 
   /**
@@ -343,8 +352,9 @@ export class ResourceStore {
           const kv = await this.storage.delete(key, current.modRevision);
           return { object: this.decode(kv), unknownFields, created: false };
         }
-        const kv = await this.storage.update(key, this.encode(next), current.modRevision);
-        return { object: this.decode(kv), unknownFields, created: false };
+        const stored = this.encodeObject(next);
+        const kv = await this.storage.update(key, stored.text, current.modRevision);
+        return { object: served(stored.ordered, kv), unknownFields, created: false };
       } catch (err) {
         if (!isStorageError(err, 'Conflict') && !isStorageError(err, 'KeyNotFound')) throw err;
         if (requestedRV !== 0) throw conflict(s.groupResource, name);
@@ -524,11 +534,16 @@ export class ResourceStore {
   }
 
   private encode(obj: ApiObject): string {
+    return this.encodeObject(obj).text;
+  }
+
+  /** The value to store, and the object it encodes (a copy of `obj`, fields in declaration order). */
+  private encodeObject(obj: ApiObject): { ordered: ApiObject; text: string } {
     // Re-walk so server-set fields land in declaration order too, and drop resourceVersion: it is
     // the storage revision, not part of the value (as upstream's versioner does).
     const ordered = normalizeObject(obj, this.properties).value as ApiObject;
     delete ordered.metadata.resourceVersion;
-    return JSON.stringify(ordered);
+    return { ordered, text: JSON.stringify(ordered) };
   }
 
   /** Turns a request body into a schema-shaped object, or fails with 422 listing every bad field. */
@@ -610,4 +625,13 @@ export class ResourceStore {
     if (isStorageError(err, 'FutureRevision')) return tooLargeResourceVersion(err.details.requested ?? 0, err.details.current ?? 0);
     return err;
   }
+}
+
+/**
+ * What a write answers: the object just encoded for storage, at the revision storage gave it. The
+ * same as decoding the stored value (the encoding is JSON of this very object), without parsing it.
+ */
+function served(ordered: ApiObject, kv: KeyValue): ApiObject {
+  ordered.metadata.resourceVersion = String(kv.modRevision);
+  return ordered;
 }

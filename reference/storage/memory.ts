@@ -49,6 +49,12 @@ export class MemoryStorage implements Storage {
   private readonly keys = new Map<string, Version[]>();
   /** Every key that has a version in the window, sorted, for prefix scans in key order. */
   private sortedKeys: string[] = [];
+  /**
+   * Keys created since the last read of sortedKeys, unsorted: a create appends here (O(1)) and the
+   * next scan merges them in (O(n + k log k)), where inserting each into the sorted array would move
+   * the whole array on every create.
+   */
+  private newKeys: string[] = [];
   /** Keys with more than one version or a tombstone: the only ones compaction has work on. */
   private readonly historied = new Set<string>();
   /** Events with revision > compacted; log[i] has revision compacted + 1 + (i - logHead). */
@@ -135,8 +141,9 @@ export class MemoryStorage implements Storage {
     const from = opts.startKey !== undefined && opts.startKey > prefix ? opts.startKey : prefix;
     const items: KeyValue[] = [];
     let more = false;
-    for (let i = lowerBound(this.sortedKeys, from); i < this.sortedKeys.length; i++) {
-      const key = this.sortedKeys[i]!;
+    const sorted = this.sorted();
+    for (let i = lowerBound(sorted, from); i < sorted.length; i++) {
+      const key = sorted[i]!;
       if (!key.startsWith(prefix)) break;
       const v = this.visibleAt(key, rev);
       if (!v || v.value === null) continue;
@@ -331,7 +338,7 @@ export class MemoryStorage implements Storage {
         this.historied.delete(key);
       }
     }
-    if (removedKeys) this.sortedKeys = this.sortedKeys.filter((k) => this.keys.has(k));
+    if (removedKeys) this.sortedKeys = this.sorted().filter((k) => this.keys.has(k));
     this.logHead += target - this.compacted;
     this.compacted = target;
     // Reclaim the dropped log prefix once it dominates the array.
@@ -341,9 +348,26 @@ export class MemoryStorage implements Storage {
     }
   }
 
+  /** Only for keys not in the map: each key is in sortedKeys or newKeys at most once. */
   private insertSortedKey(key: string): void {
-    const i = lowerBound(this.sortedKeys, key);
-    if (this.sortedKeys[i] !== key) this.sortedKeys.splice(i, 0, key);
+    this.newKeys.push(key);
+  }
+
+  /** Every key, sorted, with the new ones merged in. */
+  private sorted(): string[] {
+    if (this.newKeys.length === 0) return this.sortedKeys;
+    const add = this.newKeys.sort();
+    const old = this.sortedKeys;
+    const out = new Array<string>(old.length + add.length);
+    let i = 0;
+    let j = 0;
+    let n = 0;
+    while (i < old.length && j < add.length) out[n++] = old[i]! < add[j]! ? old[i++]! : add[j++]!;
+    while (i < old.length) out[n++] = old[i++]!;
+    while (j < add.length) out[n++] = add[j++]!;
+    this.sortedKeys = out;
+    this.newKeys = [];
+    return out;
   }
 }
 
