@@ -288,7 +288,26 @@ function isJson(text: string): boolean {
 export function readYaml<T>(text: string, json: (text: string) => T, fromDocument: (doc: Document.Parsed) => T): T {
   const parsed = parseYamlBounded(text);
   if ('error' in parsed) throw parsed.error;
-  return 'json' in parsed ? json(text) : fromDocument(parsed.doc);
+  if ('json' in parsed) return json(text);
+  if (!parsed.doc.errors.length) refuseUnconvertibleKeys(parsed.doc);
+  return fromDocument(parsed.doc);
+}
+
+/**
+ * YAML allows any node as a mapping key; JSON only strings. Upstream turns string, number and
+ * boolean keys into strings and refuses the rest (collections and null) when it converts YAML to
+ * JSON, so a body with such a key is a 400, not an object with a made-up key.
+ */
+function refuseUnconvertibleKeys(doc: Document.Parsed): void {
+  const { isScalar, visit } = yaml();
+  visit(doc, {
+    Pair(_, pair) {
+      const key = pair.key;
+      if (isScalar(key) && key.value !== null && key.value !== undefined && typeof key.value !== 'object') return;
+      const shown = isScalar(key) ? 'null' : String(key).replace(/\s+/g, ' ').slice(0, 64);
+      throw new Error(`error converting YAML to JSON: yaml: invalid map key: ${shown}`);
+    },
+  });
 }
 
 /** What `yaml.parse(text, { uniqueKeys: false })` gives (the last of duplicate keys wins), within the bounds. */

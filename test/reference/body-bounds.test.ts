@@ -128,3 +128,22 @@ t.test('YAML is read as the yaml library reads it, JSON text included', async (t
   ];
   for (const doc of docs) t.same(parseYaml(doc), yaml.parse(doc, { uniqueKeys: false }), JSON.stringify(doc));
 });
+
+t.test('YAML mapping keys JSON cannot hold are refused with a 400, as upstream converts YAML to JSON', async (t) => {
+  for (const doc of ['? [x, y]\n: 2\n', '{a: 1, {b: c}: 2}', '? - a\n: v\n', 'null: z\n', '~: z\n']) {
+    t.throws(() => parseYaml(doc), /invalid map key/, JSON.stringify(doc));
+  }
+  t.same(parseYaml('1: x\ntrue: y\n0.5: z\n'), { '1': 'x', true: 'y', '0.5': 'z' }, 'numbers and booleans become strings');
+  const srv = await startTestServer(t, { strategies: [storageClassStrategy] });
+  const body = 'apiVersion: storage.orch.io/v1\nkind: StorageClass\nmetadata:\n  name: keys\n  labels:\n    ? [a, b]\n    : c\nprovisioner: p.orch.io/x\n';
+  for (const [method, path, type] of [
+    ['POST', SC, 'application/yaml'],
+    ['PATCH', `${SC}/keys?fieldManager=t`, APPLY],
+  ] as const) {
+    const r = await call(srv.url, method, path, body, { 'content-type': type });
+    t.equal(r.status, 400, `${method} ${type}`);
+    t.equal(r.body?.kind, 'Status');
+    t.match(r.body?.message, /invalid map key/);
+  }
+  t.equal((await call(srv.url, 'GET', `${SC}/keys`)).status, 404, 'nothing was stored');
+});
