@@ -2,8 +2,9 @@
 // strategic merge patch from the patch metadata in /openapi/v3 (x-kubernetes-patch-strategy and
 // -merge-key, list types), so applying the same file twice changes nothing ("unchanged") and an item
 // removed from the file is removed from the object (a finalizer, through $deleteFromPrimitiveList).
-// Removing a container or an env var from a Pod is refused here as upstream refuses it (a Pod's
-// containers are immutable), so the merge-keyed lists are checked through the OpenAPI document.
+// Removing a container or an env var: kubectl's patch deletes exactly them by merge key (checked in
+// the patch it sends), and the Pod refuses it as upstream does (a Pod's containers are immutable);
+// a scheduling gate, merge-keyed too and removable, goes.
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,4 +51,50 @@ t.test('kubectl apply: the same file twice is unchanged; a finalizer removed fro
 
   // Cleanup: the finalizer would hold the pod.
   await fetch(`${ref.url}/api/v1/namespaces/default/pods/applied`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: '{"metadata":{"finalizers":null}}' });
+});
+
+/** The bodies of the PATCH requests kubectl logged at -v=8. */
+function patchBodies(log: string): any[] {
+  const out: any[] = [];
+  for (const m of log.matchAll(/"Request Body" body="((?:[^"\\]|\\.)*)"/g)) {
+    if (!m[1]) continue;
+    const body = JSON.parse(`"${m[1]}"`) as string;
+    if (body.includes('$setElementOrder')) out.push(JSON.parse(body));
+  }
+  return out;
+}
+
+const gatedPod = (gates: string[], containers: Array<{ name: string; env: string[] }>) => [
+  'apiVersion: v1', 'kind: Pod', 'metadata: {name: gated, namespace: default}', 'spec:',
+  `  schedulingGates: [${gates.map((g) => `{name: ${g}}`).join(', ')}]`, '  containers:',
+  ...containers.flatMap((c) => [`  - name: ${c.name}`, `    image: registry.example.com/${c.name}:1`, `    env: [${c.env.map((e) => `{name: ${e}, value: "1"}`).join(', ')}]`]),
+  '',
+].join('\n');
+
+t.test('kubectl apply: a container, an env var and a scheduling gate removed from the file are deleted by merge key', async (t) => {
+  const ref = await startServe(t, ['--plain-http', '--controllers', '', '--no-scheduler']);
+  const { dir, kubectl } = kubectlAgainst(t, ref.url);
+  const file = join(dir, 'gated.yaml');
+  writeFileSync(file, gatedPod(['example.com/g1', 'example.com/g2'], [{ name: 'a', env: ['XA', 'XB'] }, { name: 'b', env: [] }]));
+  t.equal((await kubectl('apply', '-f', file)).exitCode, 0);
+
+  writeFileSync(file, gatedPod(['example.com/g1', 'example.com/g2'], [{ name: 'a', env: ['XA'] }]));
+  const refused = await kubectl('apply', '-f', file, '-v=8');
+  t.not(refused.exitCode, 0, 'the Pod refuses a change of its containers');
+  t.match(refused.stderr, /Pod "gated" is invalid: spec: Forbidden: pod updates may not change fields/);
+  const [patch] = patchBodies(refused.stderr);
+  t.ok(patch, 'kubectl sent a strategic merge patch');
+  t.same(patch?.spec?.['$setElementOrder/containers'], [{ name: 'a' }], 'the containers left, in order');
+  t.same(patch?.spec?.containers, [{ '$setElementOrder/env': [{ name: 'XA' }], env: [{ $patch: 'delete', name: 'XB' }], name: 'a' }, { $patch: 'delete', name: 'b' }], 'container b and env XB deleted by name, nothing else');
+  const live = await (await fetch(`${ref.url}/api/v1/namespaces/default/pods/gated`)).json() as any;
+  t.same(live.spec.containers.map((c: any) => c.name), ['a', 'b'], 'nothing changed on refusal');
+
+  writeFileSync(file, gatedPod(['example.com/g1'], [{ name: 'a', env: ['XA', 'XB'] }, { name: 'b', env: [] }]));
+  const ungated = await kubectl('apply', '-f', file);
+  t.equal(ungated.exitCode, 0, ungated.stderr);
+  t.match(ungated.stdout, /pod\/gated configured/);
+  const after = await (await fetch(`${ref.url}/api/v1/namespaces/default/pods/gated`)).json() as any;
+  t.same(after.spec.schedulingGates, [{ name: 'example.com/g1' }], 'the gate removed from the file is gone');
+  t.same(after.spec.containers[0].env.map((e: any) => e.name), ['XA', 'XB'], 'the rest as applied');
+  t.match((await kubectl('apply', '-f', file)).stdout, /unchanged/, 'and unchanged again');
 });
