@@ -197,11 +197,19 @@ export function pathString(p: Path): string {
 export class FieldSetError extends Error {}
 
 /** The path element of a list item: its key (map lists), its value (sets) or, failing that, its index. */
+/** A keyed list's key fields in the order `k:` elements spell them, sorted once per type. */
+const sortedKeyCache = new WeakMap<ListFieldType, readonly string[]>();
+function sortedKeys(t: ListFieldType): readonly string[] {
+  let keys = sortedKeyCache.get(t);
+  if (!keys) sortedKeyCache.set(t, (keys = [...t.keys].sort()));
+  return keys;
+}
+
 function itemElement(item: unknown, t: ListFieldType, i: number, strict: boolean, at: Path): PathElement {
   if (t.listType === 'set') return `v:${JSON.stringify(item)}`;
   if (t.listType === 'map' && t.keys.length) {
     const key: Record<string, unknown> = {};
-    for (const k of [...t.keys].sort()) {
+    for (const k of sortedKeys(t)) {
       const v = isPlainObject(item) ? item[k] : undefined;
       if (v === undefined || v === null) {
         if (strict) throw new FieldSetError(`${pathString(at)}: associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`);
