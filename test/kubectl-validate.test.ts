@@ -62,7 +62,7 @@ t.test('kubectl: server-side field validation, server dry run, explain', async (
   const explain = await kubectl('explain', 'storageclasses.storage.orch.io');
   t.equal(explain.exitCode, 0, `explain: ${explain.stderr}`);
   t.match(explain.stdout, /^GROUP:\s+storage\.orch\.io\nKIND:\s+StorageClass\nVERSION:\s+v1\n/);
-  t.match(explain.stdout, /^ {2}provisioner\t<string>$/m);
+  t.match(explain.stdout, /^ {2}provisioner\t<string> -required-$/m);
   const field = await kubectl('explain', 'resourcequotas.spec.scopeSelector');
   t.equal(field.exitCode, 0, `explain of a nested field of a namespaced kind: ${field.stderr}`);
   t.match(field.stdout, /FIELD: scopeSelector <Object>/);

@@ -67,7 +67,7 @@ t.test('kubectl get -w streams the changes', async (t) => {
   if (!(await line(new RegExp(`^ADDED\\s+${name}\\s`), 'kubectl printed ADDED'))) return;
   t.equal((await fetch(`${ref.url}${SC}/${name}`, { method: 'DELETE' })).status, 200, 'deleted');
   await line(new RegExp(`^DELETED\\s+${name}\\s`), 'kubectl printed DELETED');
-  t.match(out.split('\n')[0] ?? '', /^EVENT\s+NAME\s+AGE/, 'the header names the EVENT column');
+  t.match(out.split('\n')[0] ?? '', /^EVENT\s+NAME\s+PROVISIONER\s+/, 'the header names the EVENT column, then the Table columns');
   t.notOk(exited, 'kubectl was still watching');
 });
 

@@ -37,8 +37,9 @@ t.test('kubectl drives the reference', async (t) => {
 
   const table = await kubectl('get', 'storageclasses.storage.orch.io');
   t.equal(table.exitCode, 0, `get: ${table.stderr}`);
-  t.match(table.stdout, /^NAME\s+AGE\n/);
-  t.match(table.stdout, new RegExp(`^${name}\\s+\\d+s$`, 'm'));
+  // The server's Table (reference/apiserver/table): upstream's StorageClass columns.
+  t.match(table.stdout, /^NAME\s+PROVISIONER\s+RECLAIMPOLICY\s+VOLUMEBINDINGMODE\s+ALLOWVOLUMEEXPANSION\s+AGE\n/);
+  t.match(table.stdout, new RegExp(`^${name}\\s+\\S+\\s+Delete\\s+Immediate\\s+false\\s+\\d+s$`, 'm'));
 
   const short = await kubectl('get', 'sc', name, '-o', 'name');
   t.equal(short.exitCode, 0, `short name from discovery: ${short.stderr}`);

@@ -47,7 +47,9 @@ export async function readDeleteOptions(
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
   const raw = hasBody ? await readBody(req, res, maxBodyBytes) : Buffer.alloc(0);
   if (raw.length === 0) return deleteOptionsFromQuery(query);
-  return deleteOptionsFromBody(parseObjectBody(raw, inputFormat(req.headers['content-type'])), endpointApiVersion);
+  // Typed clients send DeleteOptions in protobuf whatever the resource (protobuf/kinds.ts).
+  const format = inputFormat(req.headers['content-type'], true);
+  return deleteOptionsFromBody(parseObjectBody(raw, format, { apiVersion: endpointApiVersion, kind: 'DeleteOptions' }), endpointApiVersion);
 }
 
 export function deleteOptionsFromQuery(q: URLSearchParams): RequestDeleteOptions {

@@ -114,6 +114,6 @@ export function rootPaths(registry: Registry, debugPaths: readonly string[] = ['
     paths.push(`/apis/${g.group}`);
     for (const v of g.versions) paths.push(`/apis/${g.group}/${v}`);
   }
-  paths.push(...debugPaths, '/openapi/v3', '/version');
+  paths.push(...debugPaths, '/openapi/v2', '/openapi/v3', '/version');
   return { paths: [...new Set(paths)].sort() };
 }

@@ -153,6 +153,11 @@ export function notAcceptable(accepted: readonly string[]): StatusError {
   return failure(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
 }
 
+/** A 406 for a conversion that does not fit the answer (PartialObjectMetadata asked of a list). */
+export function notAcceptableConversion(message: string): StatusError {
+  return failure(406, 'NotAcceptable', message);
+}
+
 export function requestEntityTooLarge(limit: number): StatusError {
   return failure(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
 }

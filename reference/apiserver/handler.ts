@@ -24,6 +24,7 @@ import {
   inputFormat,
   MAX_BODY_BYTES,
   negotiateOutput,
+  isPlainJson,
   notAcceptableFor,
   parseObjectBody,
   readBody,
@@ -49,6 +50,10 @@ import type { ComponentEndpoints } from '../observability/component-endpoints.js
 import { NodeProxy } from './node-proxy.js';
 import { requestUser } from './auth/filter.js';
 import { aggregatedContentType, aggregatedDiscovery, aggregatedWanted } from './aggregated-discovery.js';
+import { hasMessage, PROTOBUF_STREAM_MEDIA_TYPE, servesProtobuf } from './protobuf/kinds.js';
+import { encodeWatchFrame } from './protobuf/codec.js';
+import { sendProtobuf } from './protobuf/respond.js';
+import { convertList, convertObject, watchConverter } from './table/convert.js';
 
 /** Verbs this handler implements; discovery advertises only these. */
 export const SERVED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -94,6 +99,8 @@ interface RequestContext {
   readonly query: URLSearchParams;
   readonly pretty: boolean;
   output?: OutputFormat;
+  /** The resource's kind reads and writes protobuf too (protobuf/kinds.ts). */
+  protobuf?: boolean;
 }
 
 export class ApiHandler {
@@ -202,6 +209,7 @@ export class ApiHandler {
     const rr = this.parseResourcePath(group, version, parts);
     if (!rr) throw pathNotFound();
     const s = rr.store.strategy;
+    ctx.protobuf = servesProtobuf(s);
     const method = req.method ?? 'GET';
     const allows = (v: Verb): boolean => s.verbs.includes(v) && SERVED_VERBS.has(v);
     const require = (v: Verb): void => {
@@ -291,20 +299,29 @@ export class ApiHandler {
   }
 
   private async get(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
-    this.negotiate(req, ctx, false);
-    this.send(res, ctx, 200, await rr.store.get(rr.namespace, rr.name!));
+    const out = this.negotiate(req, ctx, false, true);
+    if (isPlainJson(out) && !ctx.pretty) {
+      // The hot path: the stored object's text as it was served last, when it has not changed since.
+      const text = `${await rr.store.getJson(rr.namespace, rr.name!)}\n`;
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Content-Length': String(Buffer.byteLength(text)) });
+      res.end(text);
+      return;
+    }
+    const obj = await rr.store.get(rr.namespace, rr.name!);
+    this.send(res, ctx, 200, out.convert ? convertObject(out.convert, rr.store.strategy, obj, ctx.query) : obj);
   }
 
   private async list(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
     const q = parseListQuery(ctx.query, rr.watchPath);
-    this.negotiate(req, ctx, q.watch);
+    const out = this.negotiate(req, ctx, q.watch, true);
     if (q.watch) {
       if (!rr.store.strategy.verbs.includes('watch')) throw methodNotAllowed();
       return this.watch(res, ctx, rr, q);
     }
     if (!rr.store.strategy.verbs.includes('list')) throw methodNotAllowed();
     const predicate = parseListSelectors(ctx.query, rr.store.strategy, rr.store.gates);
-    this.send(res, ctx, 200, await listResponse(rr.store, rr.namespace || undefined, q, predicate, this.continueTokens));
+    const list = await listResponse(rr.store, rr.namespace || undefined, q, predicate, this.continueTokens);
+    this.send(res, ctx, 200, out.convert ? convertList(out.convert, rr.store.strategy, list, ctx.query) : list);
   }
 
   private async create(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
@@ -335,9 +352,9 @@ export class ApiHandler {
     const kind = subresourceKind(action.body);
     const opts = writeOptions(ctx.query, 'CreateOptions', kind, writeFieldManagerErrors(ctx.query));
     this.negotiate(req, ctx, false);
-    const format = inputFormat(req.headers['content-type']);
+    const format = inputFormat(req.headers['content-type'], hasMessage(kind));
     const raw = await readBody(req, res, this.maxBodyBytes);
-    const body = parseObjectBody(raw, format);
+    const body = parseObjectBody(raw, format, kind);
     const sent = typeMetaField(body, 'apiVersion');
     checkTypeMeta(body, sent && action.otherVersions?.includes(sent) ? sent : kind.apiVersion, kind.kind);
     opts.fields.checkBody(raw, format);
@@ -448,11 +465,15 @@ export class ApiHandler {
     q: ListQuery,
   ): Promise<void> {
     const predicate = parseListSelectors(ctx.query, rr.store.strategy, rr.store.gates);
+    // Each event's object as a Table row or its metadata, when the client asked for that.
+    const convert = ctx.output?.convert && watchConverter(ctx.output.convert, rr.store.strategy, ctx.query);
+    // Protobuf clients get length-prefixed WatchEvent messages instead of JSON lines.
+    const frame = ctx.output?.type === 'protobuf' ? (ev: WatchEvent) => encodeWatchFrame(ev, rr.store.strategy) : undefined;
     const timeoutSeconds = q.timeoutSeconds;
     const seconds = timeoutSeconds && timeoutSeconds > 0 ? timeoutSeconds : this.minWatchTimeoutSeconds * (1 + Math.random());
     // Events that arrive while the watch is being set up wait here, so that a setup failure can
     // still be answered with a plain error status instead of a half-written stream.
-    let pending: string[] | undefined = [];
+    let pending: Array<string | Buffer> | undefined = [];
     let endedEarly = false;
     let active: ActiveWatch | undefined;
     const handle: WatchHandle = await rr.store.watch(
@@ -467,7 +488,7 @@ export class ApiHandler {
       },
       {
         event: (ev: WatchEvent) => {
-          const line = JSON.stringify(ev) + '\n';
+          const line = frame ? frame(ev) : JSON.stringify(convert ? convert(ev) : ev) + '\n';
           if (pending) pending.push(line);
           else active?.write(line);
         },
@@ -482,7 +503,7 @@ export class ApiHandler {
       return;
     }
     res.writeHead(200, {
-      'Content-Type': 'application/json',
+      'Content-Type': frame ? PROTOBUF_STREAM_MEDIA_TYPE : 'application/json',
       'Cache-Control': 'no-cache, private',
       'Transfer-Encoding': 'chunked',
     });
@@ -490,7 +511,7 @@ export class ApiHandler {
     active = new ActiveWatch(res, handle, seconds * 1000, this.watches);
     const buffered = pending;
     pending = undefined;
-    if (buffered.length) active.write(buffered.join(''));
+    if (buffered.length) active.write(frame ? Buffer.concat(buffered as Buffer[]) : buffered.join(''));
     if (endedEarly) active.end();
   }
 
@@ -501,9 +522,9 @@ export class ApiHandler {
 
   /** Reads and decodes a create/update body, checking its apiVersion and kind against the endpoint. */
   private async readObject(req: IncomingMessage, res: ServerResponse, store: ResourceStore, fields?: FieldValidator): Promise<Record<string, unknown>> {
-    const format = inputFormat(req.headers['content-type']);
+    const format = inputFormat(req.headers['content-type'], servesProtobuf(store.strategy));
     const raw = await readBody(req, res, this.maxBodyBytes);
-    const body = parseObjectBody(raw, format);
+    const body = parseObjectBody(raw, format, store.strategy);
     checkTypeMeta(body, store.strategy.apiVersion, store.strategy.kind);
     fields?.checkBody(raw, format);
     return body;
@@ -522,15 +543,17 @@ export class ApiHandler {
     return opts;
   }
 
-  private negotiate(req: IncomingMessage, ctx: RequestContext, stream: boolean): OutputFormat {
-    const out = negotiateOutput(req.headers.accept, { stream });
-    if (!out) throw notAcceptableFor(stream);
+  /** `conversions`: the request may be answered as a Table or PartialObjectMetadata (reads only). */
+  private negotiate(req: IncomingMessage, ctx: RequestContext, stream: boolean, conversions = false): OutputFormat {
+    const out = negotiateOutput(req.headers.accept, { stream, conversions, protobuf: ctx.protobuf });
+    if (!out) throw notAcceptableFor(stream, ctx.protobuf);
     ctx.output = out;
     return out;
   }
 
   private send(res: ServerResponse, ctx: RequestContext, code: number, body: unknown, headers?: Record<string, string | string[]>): void {
     const fmt = ctx.output ?? { type: 'json', pretty: false };
+    if (fmt.type === 'protobuf' && sendProtobuf(res, code, body, headers)) return;
     const pretty = ctx.pretty || fmt.pretty;
     const text = fmt.type === 'yaml' ? yaml().stringify(body) : (pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body)) + '\n';
     res.writeHead(code, {
@@ -558,6 +581,8 @@ export class ApiHandler {
       res.destroy();
       return;
     }
+    // Failures before the answer's format was chosen reach protobuf clients in protobuf all the same.
+    if (!ctx.output && ctx.protobuf && negotiateOutput(req.headers.accept, { protobuf: true })?.type === 'protobuf') ctx.output = { type: 'protobuf', pretty: false };
     try {
       this.send(res, ctx, se.code, se.status);
     } catch (sendErr) {
@@ -586,7 +611,7 @@ class ActiveWatch {
     res.on('close', () => this.cleanup());
   }
 
-  write(chunk: string): void {
+  write(chunk: string | Buffer): void {
     if (this.done) return;
     this.res.write(chunk);
     if (this.res.writableLength > MAX_WATCH_BUFFER_BYTES) {

@@ -5,12 +5,27 @@ import { parseJson, parseYaml } from './body-bounds.js';
 import { badRequest, notAcceptable, requestEntityTooLarge, unsupportedMediaType, type StatusError } from './errors.js';
 import { isPlainObject } from './schema.js';
 import { parseMediaParams } from '../media-params.js';
+import { acceptedConversion, type Conversion } from './table/media.js';
+import { PROTOBUF_MEDIA_TYPE, PROTOBUF_STREAM_MEDIA_TYPE } from './protobuf/kinds.js';
+import { decodeObject, type TypeMeta } from './protobuf/codec.js';
 
-export type BodyFormat = 'json' | 'yaml';
+/** `protobuf`: application/vnd.kubernetes.protobuf, for the kinds protobuf/kinds.ts names. */
+export type BodyFormat = 'json' | 'yaml' | 'protobuf';
 
 export interface OutputFormat {
   readonly type: BodyFormat;
   readonly pretty: boolean;
+  /** A Table or PartialObjectMetadata the client asked for with `as=` (table/media.ts); reads only. */
+  readonly convert?: Conversion;
+}
+
+/**
+ * Compact JSON of the object itself: the one format a GET may answer from the stored object's
+ * remembered text (store.getJson). Any conversion or other encoding an OutputFormat can name must
+ * make this false.
+ */
+export function isPlainJson(out: OutputFormat): boolean {
+  return out.type === 'json' && !out.pretty && !out.convert;
 }
 
 export const INPUT_MEDIA_TYPES = ['application/json', 'application/yaml'] as const;
@@ -39,10 +54,14 @@ function parseMediaRange(text: string, index: number): MediaRange | undefined {
 
 /**
  * Picks the response format for an Accept header, or undefined when nothing acceptable is offered.
- * Ranges asking for a conversion (`as=Table`, `as=APIGroupDiscoveryList`, ...) are not served, so
- * they are skipped in favour of the client's plain fallback, as kubectl always sends one.
+ * Ranges asking for a conversion (`as=Table`, `as=APIGroupDiscoveryList`, ...) are served only where
+ * `conversions` allows (reads of resources) and only those table/media.ts knows; others are skipped
+ * in favour of the client's next range (kubectl always sends a plain fallback).
  */
-export function negotiateOutput(accept: string | undefined, opts: { stream?: boolean } = {}): OutputFormat | undefined {
+export function negotiateOutput(
+  accept: string | undefined,
+  opts: { stream?: boolean; conversions?: boolean; protobuf?: boolean } = {},
+): OutputFormat | undefined {
   if (!accept || !accept.trim()) return { type: 'json', pretty: false };
   const ranges: MediaRange[] = [];
   accept.split(',').forEach((text, i) => {
@@ -51,7 +70,11 @@ export function negotiateOutput(accept: string | undefined, opts: { stream?: boo
   });
   ranges.sort((a, b) => b.q - a.q || a.index - b.index);
   for (const r of ranges) {
-    if (r.params.has('as')) continue;
+    if (r.params.has('as')) {
+      const converted = opts.conversions ? acceptedConversion(r.type, r.subtype, r.params, !!opts.stream) : undefined;
+      if (converted) return { ...converted, pretty: r.params.get('pretty') === '1' };
+      continue;
+    }
     const stream = r.params.get('stream');
     if (stream !== undefined && (stream !== 'watch' || !opts.stream)) continue;
     const pretty = r.params.get('pretty') === '1';
@@ -59,20 +82,33 @@ export function negotiateOutput(accept: string | undefined, opts: { stream?: boo
     if (r.type !== 'application') continue;
     if (r.subtype === '*' || r.subtype === 'json') return { type: 'json', pretty };
     if (r.subtype === 'yaml' && !opts.stream) return { type: 'yaml', pretty };
+    // Only where the kind has messages (`protobuf`); elsewhere the client's next choice is taken.
+    if (r.subtype === PROTOBUF_SUBTYPE && opts.protobuf) return { type: 'protobuf', pretty: false };
   }
   return undefined;
 }
 
-export function notAcceptableFor(stream: boolean): StatusError {
+const PROTOBUF_SUBTYPE = PROTOBUF_MEDIA_TYPE.slice('application/'.length);
+
+/** The 406 of an endpoint; `protobuf`: its kind speaks protobuf too, and the list says so. */
+export function notAcceptableFor(stream: boolean, protobuf = false): StatusError {
+  if (protobuf) return notAcceptable(stream ? [...STREAM_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE, PROTOBUF_STREAM_MEDIA_TYPE] : [...OUTPUT_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE]);
   return notAcceptable(stream ? STREAM_MEDIA_TYPES : OUTPUT_MEDIA_TYPES);
 }
 
-/** The body format named by Content-Type; missing means JSON, as upstream. */
-export function inputFormat(contentType: string | undefined): BodyFormat {
+/**
+ * The body format named by Content-Type; missing means JSON, as upstream. Protobuf only where the
+ * body's kind has a message (`protobuf`).
+ */
+export function inputFormat(contentType: string | undefined, protobuf = false): BodyFormat {
   if (!contentType || !contentType.trim()) return 'json';
   const mt = contentType.split(';')[0]!.trim().toLowerCase();
   if (mt === 'application/json') return 'json';
   if (mt === 'application/yaml') return 'yaml';
+  if (protobuf) {
+    if (mt === PROTOBUF_MEDIA_TYPE) return 'protobuf';
+    throw unsupportedMediaType([...INPUT_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE]);
+  }
   throw unsupportedMediaType(INPUT_MEDIA_TYPES);
 }
 
@@ -145,8 +181,13 @@ function discardRest(req: IncomingMessage, res: ServerResponse, seen: number, ex
 
 const GO_TYPE: Record<string, string> = { string: 'string', number: 'number', boolean: 'bool', object: 'array' };
 
-/** Parses a body into a JSON object; anything else is a 400 like upstream's decode errors. */
-export function parseObjectBody(raw: Buffer, format: BodyFormat): Record<string, unknown> {
+/**
+ * Parses a body into a JSON object; anything else is a 400 like upstream's decode errors. A
+ * protobuf body is decoded as the kind its envelope names, `expect` filling in what it leaves
+ * empty (protobuf/codec.ts).
+ */
+export function parseObjectBody(raw: Buffer, format: BodyFormat, expect?: TypeMeta): Record<string, unknown> {
+  if (format === 'protobuf') return decodeObject(raw, expect ?? { apiVersion: '', kind: '' });
   const text = raw.toString('utf8');
   let value: unknown;
   if (format === 'json') {

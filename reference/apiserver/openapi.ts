@@ -3,12 +3,16 @@
 // core group), as upstream's kube-openapi handler3 serves them. kubectl reads them for
 // `--validate=strict` (a PATCH operation that lists the `fieldValidation` parameter, tagged with
 // `x-kubernetes-group-version-kind`, means the server validates fields itself) and for `explain`
-// (components.schemas tagged with the same extension). /openapi/v2 is not served: kubectl only
-// falls back to it (as protobuf) when v3 is missing.
-import { createHash } from 'node:crypto';
+// (components.schemas tagged with the same extension), with every field's description and the
+// required fields from the strategies' schemas. `/openapi/v2` (Swagger 2.0, JSON or protobuf, which
+// kubectl still reads for `explain --output=plaintext-openapiv2` and as client-side apply's fallback)
+// is these documents translated (openapi-v2.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { cachedDocument, sendCachedDocument, type CachedDocument } from './cached-document.js';
 import { methodNotAllowed, notAcceptable, pathNotFound } from './errors.js';
+import { serveOpenApiV2 } from './openapi-v2.js';
 import type { Registry } from './registry.js';
+import { deleteOptionsSchema, LIST_METADATA_DESCRIPTION, listMetaSchema, OBJECT_METADATA_DESCRIPTION, statusSchema, typeMetaProperties, watchEventSchema } from './meta-schemas.js';
 import { objectMetaSchema, type Schema } from './schema.js';
 import { rootType, typeOf, type FieldType } from './patch-schema.js';
 import type { ResourceStore } from './store.js';
@@ -40,28 +44,37 @@ const gvk = (group: string, version: string, kind: string): Json => ({ group, ki
  * types and keys), so they must say what this server's own strategic merge does.
  */
 function toOpenApi(s: Schema, t?: FieldType): Json {
-  if (s === objectMetaSchema) return allOf(`${META}.ObjectMeta`, { default: {} });
+  const named = NAMED.get(s);
+  if (named) return allOf(named.name, { default: {}, description: named.field });
+  const doc: Json = s.description ? { description: s.description } : {};
   switch (s.type) {
     case 'string':
-      return { type: 'string' };
+      return { type: 'string', ...doc };
     case 'boolean':
-      return { type: 'boolean' };
+      return { type: 'boolean', ...doc };
     case 'integer':
-      return { type: 'integer', format: 'int64' };
+      return { type: 'integer', format: 'int64', ...doc };
     case 'number':
-      return { type: 'number', format: 'double' };
+      return { type: 'number', format: 'double', ...doc };
     case 'object': {
       const fields = t?.kind === 'struct' ? t.fields : undefined;
-      return { type: 'object', properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, toOpenApi(v, fields?.[k])])), ...patchExtensions(t) };
+      const properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, toOpenApi(v, fields?.[k])]));
+      return { type: 'object', ...doc, properties, ...(s.required?.length ? { required: [...s.required] } : {}), ...patchExtensions(t) };
     }
     case 'map':
-      return { type: 'object', additionalProperties: toOpenApi(s.values, t?.kind === 'map' ? t.values : undefined), ...patchExtensions(t) };
+      return { type: 'object', ...doc, additionalProperties: toOpenApi(s.values, t?.kind === 'map' ? t.values : undefined), ...patchExtensions(t) };
     case 'array':
-      return { type: 'array', items: toOpenApi(s.items, t?.kind === 'list' ? t.items : undefined), ...patchExtensions(t) };
+      return { type: 'array', ...doc, items: toOpenApi(s.items, t?.kind === 'list' ? t.items : undefined), ...patchExtensions(t) };
     case 'any':
-      return { 'x-kubernetes-preserve-unknown-fields': true };
+      return { ...doc, 'x-kubernetes-preserve-unknown-fields': true };
   }
 }
+
+/** Shared meta types, referred to by name (as upstream) wherever a field has them, with the field's description. */
+const NAMED = new Map<Schema, { readonly name: string; readonly field: string }>([
+  [objectMetaSchema, { name: `${META}.ObjectMeta`, field: OBJECT_METADATA_DESCRIPTION }],
+  [listMetaSchema, { name: `${META}.ListMeta`, field: LIST_METADATA_DESCRIPTION }],
+]);
 
 /** Upstream's OpenAPI extensions for a field's patch strategy, merge key and (non-atomic) list type. */
 function patchExtensions(t: FieldType | undefined): Json {
@@ -76,77 +89,26 @@ function patchExtensions(t: FieldType | undefined): Json {
   return out;
 }
 
-const TYPE_META: Json = {
-  apiVersion: {
-    type: 'string',
-    description: 'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values.',
-  },
-  kind: {
-    type: 'string',
-    description: 'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase.',
-  },
-};
+const TYPE_META: Json = Object.fromEntries(Object.entries(typeMetaProperties).map(([k, v]) => [k, toOpenApi(v)]));
+
+/** The definition of a shared type itself (not a reference to it). */
+const definition = (s: Schema, t?: FieldType): Json => toOpenApi({ ...s }, t);
 
 /** The meta.orch.io/v1 types every group version document refers to. */
 function metaSchemas(): Json {
   return {
-    [`${META}.ObjectMeta`]: {
-      description: 'ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.',
-      ...toOpenApi(objectMetaSchema.type === 'object' ? { type: 'object', properties: objectMetaSchema.properties } : objectMetaSchema, rootType({}).fields['metadata']),
-    },
-    [`${META}.ListMeta`]: {
-      description: 'ListMeta describes metadata that synthetic resources must have, including lists and various status objects.',
-      type: 'object',
-      properties: { continue: { type: 'string' }, remainingItemCount: { type: 'integer', format: 'int64' }, resourceVersion: { type: 'string' }, selfLink: { type: 'string' } },
-    },
-    [`${META}.Status`]: {
-      description: 'Status is a return value for calls that do not return other objects.',
-      type: 'object',
-      properties: {
-        ...TYPE_META,
-        code: { type: 'integer', format: 'int32' },
-        details: {
-          type: 'object',
-          properties: {
-            causes: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' }, reason: { type: 'string' } } } },
-            group: { type: 'string' },
-            kind: { type: 'string' },
-            name: { type: 'string' },
-            retryAfterSeconds: { type: 'integer', format: 'int32' },
-            uid: { type: 'string' },
-          },
-        },
-        message: { type: 'string' },
-        metadata: allOf(`${META}.ListMeta`, { default: {} }),
-        reason: { type: 'string' },
-        status: { type: 'string' },
-      },
-      'x-kubernetes-group-version-kind': [gvk('', 'v1', 'Status')],
-    },
+    [`${META}.ObjectMeta`]: definition(objectMetaSchema, rootType({}).fields['metadata']),
+    [`${META}.ListMeta`]: definition(listMetaSchema),
+    [`${META}.Status`]: { ...toOpenApi(statusSchema), 'x-kubernetes-group-version-kind': [gvk('', 'v1', 'Status')] },
     [`${META}.DeleteOptions`]: {
-      description: 'DeleteOptions may be provided when deleting an API object.',
-      type: 'object',
-      properties: {
-        ...TYPE_META,
-        dryRun: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'atomic' },
-        gracePeriodSeconds: { type: 'integer', format: 'int64' },
-        ignoreStoreReadErrorWithClusterBreakingPotential: { type: 'boolean' },
-        orphanDependents: { type: 'boolean' },
-        preconditions: { type: 'object', properties: { resourceVersion: { type: 'string' }, uid: { type: 'string' } } },
-        propagationPolicy: { type: 'string' },
-      },
+      ...toOpenApi(deleteOptionsSchema),
       'x-kubernetes-group-version-kind': [gvk('', 'v1', 'DeleteOptions'), gvk('meta.orch.io', 'v1', 'DeleteOptions')],
     },
     [`${META}.Patch`]: {
-      description: 'Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.',
+      description: 'The body of a PATCH: a JSON patch, a JSON merge patch, a strategic merge patch or an apply configuration, as its Content-Type says.',
       type: 'object',
     },
-    [`${META}.WatchEvent`]: {
-      description: 'Event represents a single event to a watched resource.',
-      type: 'object',
-      required: ['type', 'object'],
-      properties: { object: { type: 'object', description: 'Object is: the object of the event, or an error Status' }, type: { type: 'string' } },
-    },
+    [`${META}.WatchEvent`]: toOpenApi(watchEventSchema),
   };
 }
 
@@ -159,27 +121,28 @@ const query = (name: string, description: string, type: 'string' | 'boolean' | '
   schema: type === 'integer' ? { type, format: 'int64' } : { type, uniqueItems: true },
 });
 
+// Descriptions are the spec's (§4.3 parameter definitions).
 const P = {
-  pretty: query('pretty', "If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget)."),
-  dryRun: query('dryRun', 'When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed'),
-  fieldManager: query('fieldManager', 'fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. This field is required for apply requests (application/apply-patch) but optional for non-apply patch types (JsonPatch, MergePatch, StrategicMergePatch).'),
-  fieldValidation: query('fieldValidation', 'fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered.'),
-  force: query('force', 'Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.', 'boolean'),
-  gracePeriodSeconds: query('gracePeriodSeconds', 'The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used.', 'integer'),
-  ignoreStoreReadError: query('ignoreStoreReadErrorWithClusterBreakingPotential', 'if set to true, it will trigger an unsafe deletion of the resource in case the normal deletion flow fails with a corrupt object error.', 'boolean'),
-  orphanDependents: query('orphanDependents', 'Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned.', 'boolean'),
-  propagationPolicy: query('propagationPolicy', "Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. Acceptable values are: 'Orphan', 'Background', 'Foreground'."),
-  allowWatchBookmarks: query('allowWatchBookmarks', 'allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag.', 'boolean'),
-  continue: query('continue', 'The continue option should be set when retrieving more results from the server.'),
-  fieldSelector: query('fieldSelector', 'A selector to restrict the list of returned objects by their fields. Defaults to everything.'),
-  labelSelector: query('labelSelector', 'A selector to restrict the list of returned objects by their labels. Defaults to everything.'),
-  limit: query('limit', 'limit is a maximum number of responses to return for a list call.', 'integer'),
-  resourceVersion: query('resourceVersion', 'resourceVersion sets a constraint on what resource versions a request may be served from. Defaults to unset'),
-  resourceVersionMatch: query('resourceVersionMatch', 'resourceVersionMatch determines how resourceVersion is applied to list calls. Defaults to unset'),
-  sendInitialEvents: query('sendInitialEvents', '`sendInitialEvents=true` may be set together with `watch=true`.', 'boolean'),
-  shardSelector: query('shardSelector', 'shardSelector restricts the list of returned objects by shard (alpha, ShardedListAndWatch).'),
-  timeoutSeconds: query('timeoutSeconds', 'Timeout for the list/watch call.', 'integer'),
-  watch: query('watch', 'Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.', 'boolean'),
+  pretty: query('pretty', 'If `true`, output is pretty printed. Default `false` unless the user agent indicates a browser or command-line HTTP tool.'),
+  dryRun: query('dryRun', 'When present, changes are not persisted. Valid value: `All` (all dry-run stages processed). An invalid or unrecognized value yields an error response and no further processing.'),
+  fieldManager: query('fieldManager', 'Name of the actor making the change; fewer than 128 characters, printable characters only. Required for apply patches (`application/apply-patch`), optional for JsonPatch, MergePatch, StrategicMergePatch.'),
+  fieldValidation: query('fieldValidation', 'Handling of unknown or duplicate fields in POST/PUT/PATCH bodies. `Ignore`: silently drop unknown fields and keep only the last duplicate (default before v1.23). `Warn`: send a warning via the standard warning response header for each dropped unknown field and each duplicate; request still succeeds; only the last duplicate persists (default from v1.23). `Strict`: fail with BadRequest if any unknown or duplicate field exists; the error lists all of them.'),
+  force: query('force', 'Forces apply requests: the user re-acquires conflicting fields owned by others. Must be unset for non-apply patches.', 'boolean'),
+  gracePeriodSeconds: query('gracePeriodSeconds', 'Seconds before deletion; non-negative; 0 means delete immediately; if nil the per-type default is used.', 'integer'),
+  ignoreStoreReadError: query('ignoreStoreReadErrorWithClusterBreakingPotential', 'Default `false`. If true, triggers an unsafe deletion when normal deletion fails with a corrupt-object error (data cannot be transformed, for example decryption failure, or cannot be decoded). Unsafe deletion ignores finalizers, skips precondition checks and removes the object from storage; it may break the cluster.', 'boolean'),
+  orphanDependents: query('orphanDependents', 'Deprecated; use propagationPolicy. If true or false, the `orphan` finalizer is added or removed. Only one of this and propagationPolicy may be set.', 'boolean'),
+  propagationPolicy: query('propagationPolicy', "`Orphan`, `Background`, `Foreground`. Default decided by the object's finalizers and the resource-specific default."),
+  allowWatchBookmarks: query('allowWatchBookmarks', 'Requests watch events of type `BOOKMARK`. Servers may ignore it and send bookmarks at their discretion; no interval is guaranteed. Ignored when not a watch.', 'boolean'),
+  continue: query('continue', 'Server-defined token from a previous list with identical other parameters; the server may reject an unrecognized token. Not supported when watch is true.'),
+  fieldSelector: query('fieldSelector', 'Restricts by fields. Default everything.'),
+  labelSelector: query('labelSelector', 'Restricts by labels. Default everything.'),
+  limit: query('limit', 'Maximum items per list call. If more exist, the list metadata carries a `continue` value for the next chunk. May return fewer items (even zero); only the presence of `continue` says whether more exist. Servers may ignore limit and return everything. Continued results come from a consistent snapshot of the first call. Not supported when watch is true.', 'integer'),
+  resourceVersion: query('resourceVersion', 'Constraint on which resource versions may serve the request. Default unset.'),
+  resourceVersionMatch: query('resourceVersionMatch', 'How resourceVersion is applied to list calls; recommended whenever resourceVersion is set. Default unset.'),
+  sendInitialEvents: query('sendInitialEvents', 'With `watch=true`, the stream begins with synthetic events for the current objects, then a synthetic `Bookmark` event carrying the resource version of that set and the annotation `orch.io/initial-events-end` set to `true`, then normal change events. Requires resourceVersionMatch `NotOlderThan`. Defaults to true if resourceVersion is empty or `0`, false otherwise.', 'boolean'),
+  shardSelector: query('shardSelector', "Alpha; requires the ShardedListAndWatch feature gate. CEL expression built from `shardRange(<path>, '<hexStart>', '<hexEnd>')` terms joined by `||`, over object.metadata.uid or object.metadata.namespace."),
+  timeoutSeconds: query('timeoutSeconds', 'Timeout of the list or watch call regardless of activity.', 'integer'),
+  watch: query('watch', 'Returns changes as a stream of add, update and remove notifications; specify resourceVersion.', 'boolean'),
 };
 
 const WRITE = [P.dryRun, P.fieldManager, P.fieldValidation];
@@ -218,7 +181,7 @@ function resourcePaths(store: ResourceStore, served: ReadonlySet<Verb>): Record<
   const ok = (schema: Json, codes: readonly string[] = ['200']): Json =>
     Object.fromEntries([...codes.map((c) => [c, { description: c === '201' ? 'Created' : c === '202' ? 'Accepted' : 'OK', ...content(schema) }]), ['401', { description: 'Unauthorized' }]]);
   const body = (schema: Json, types?: readonly string[]): Json => ({ requestBody: { required: true, ...content(schema, types) } });
-  const nsParam = ns ? [pathParam('namespace', 'object name and auth scope, such as for teams and projects')] : [];
+  const nsParam = ns ? [pathParam('namespace', 'Name and authorization scope of the namespace.')] : [];
   const what = s.kind;
 
   const paths: Record<string, Json> = {};
@@ -329,8 +292,9 @@ function kindSchemas(s: ResolvedStrategy): Json {
   const kind = definitionName(s);
   const own: Json = {
     [kind]: {
-      description: `${s.kind} (${s.apiVersion}).`,
+      description: s.description ?? `${s.kind} (${s.apiVersion}).`,
       type: 'object',
+      ...(s.required?.length ? { required: [...s.required] } : {}),
       properties: { ...TYPE_META, metadata: toOpenApi(objectMetaSchema), ...Object.fromEntries(Object.entries(s.schema).map(([k, v]) => [k, toOpenApi(v, typeOf(s).fields[k])])) },
       'x-kubernetes-group-version-kind': [gvk(s.group, s.version, s.kind)],
     },
@@ -345,8 +309,8 @@ function kindSchemas(s: ResolvedStrategy): Json {
       required: ['items'],
       properties: {
         ...TYPE_META,
-        items: { type: 'array', items: allOf(kind, { default: {} }) },
-        metadata: allOf(`${META}.ListMeta`, { default: {} }),
+        items: { type: 'array', description: `The ${s.kind} objects.`, items: allOf(kind, { default: {} }) },
+        metadata: toOpenApi(listMetaSchema),
       },
       'x-kubernetes-group-version-kind': [gvk(s.group, s.version, s.listKind)],
     },
@@ -371,26 +335,21 @@ export function groupVersionDocument(registry: Registry, group: string, version:
   };
 }
 
-interface Rendered {
-  readonly text: string;
-  readonly hash: string;
+/** Documents are built once per registry (its strategies and gates do not change). */
+const cache = new WeakMap<Registry, Map<string, CachedDocument>>();
+
+/** The group versions with a document: the core group first, then every served group's versions. */
+function servedGroupVersions(registry: Registry): Array<[string, string]> {
+  const gvs: Array<[string, string]> = registry.servesGroupVersion('', 'v1') ? [['', 'v1']] : [];
+  for (const g of registry.groups()) for (const v of g.versions) gvs.push([g.group, v]);
+  return gvs;
 }
 
-const render = (doc: unknown): Rendered => {
-  const text = JSON.stringify(doc);
-  return { text, hash: createHash('sha512').update(text).digest('hex').toUpperCase() };
-};
-
-/** Documents are built once per registry (its strategies and gates do not change). */
-const cache = new WeakMap<Registry, Map<string, Rendered>>();
-
-function documents(registry: Registry, served: ReadonlySet<Verb>): Map<string, Rendered> {
+function documents(registry: Registry, served: ReadonlySet<Verb>): Map<string, CachedDocument> {
   let docs = cache.get(registry);
   if (!docs) {
     docs = new Map();
-    const gvs: Array<[string, string]> = registry.servesGroupVersion('', 'v1') ? [['', 'v1']] : [];
-    for (const g of registry.groups()) for (const v of g.versions) gvs.push([g.group, v]);
-    for (const [g, v] of gvs) docs.set(groupVersionPath(g, v), render(groupVersionDocument(registry, g, v, served)));
+    for (const [g, v] of servedGroupVersions(registry)) docs.set(groupVersionPath(g, v), cachedDocument(JSON.stringify(groupVersionDocument(registry, g, v, served))));
     cache.set(registry, docs);
   }
   return docs;
@@ -399,37 +358,31 @@ function documents(registry: Registry, served: ReadonlySet<Verb>): Map<string, R
 /** The `/openapi/v3` discovery document: every group version with the URL of its document. */
 export function openApiDiscovery(registry: Registry, served: ReadonlySet<Verb>): Json {
   const paths: Record<string, Json> = {};
-  for (const [path, doc] of documents(registry, served)) paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${doc.hash}` };
+  for (const [path, doc] of documents(registry, served)) paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${doc.etag}` };
   return { paths };
 }
 
 /**
- * Answers `/openapi/...` (`segs` are the path segments after `openapi`). JSON only: a client that
- * accepts nothing JSON (the protobuf forms) gets 406.
+ * Answers `/openapi/...` (`segs` are the path segments after `openapi`): v3 as JSON only (a client
+ * that accepts nothing JSON, such as the protobuf forms, gets 406), v2 by openapi-v2.ts from the
+ * same v3 documents.
  */
 export async function serveOpenApi(req: IncomingMessage, res: ServerResponse, registry: Registry, segs: readonly string[], served: ReadonlySet<Verb>): Promise<void> {
+  if (segs[0] === 'v2' && segs.length === 1) {
+    return serveOpenApiV2(req, res, registry, () => servedGroupVersions(registry).map(([g, v]) => groupVersionDocument(registry, g, v, served)));
+  }
   if (segs[0] !== 'v3') throw pathNotFound();
   if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
   const accept = req.headers.accept;
   if (accept && !/(^|,)\s*(\*\/\*|application\/\*|application\/json)\s*(;|,|$)/i.test(accept)) throw notAcceptable(['application/json']);
-  let text: string;
-  let hash: string | undefined;
   if (segs.length === 1) {
-    text = JSON.stringify(openApiDiscovery(registry, served));
-  } else {
-    const doc = documents(registry, served).get(segs.slice(1).join('/'));
-    if (!doc) throw pathNotFound();
-    text = doc.text;
-    hash = doc.hash;
+    const text = JSON.stringify(openApiDiscovery(registry, served));
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Content-Length': String(Buffer.byteLength(text)) });
+    res.end(req.method === 'HEAD' ? undefined : text);
+    return;
   }
-  const url = new URL(req.url ?? '/', 'http://x');
-  const pinned = hash !== undefined && url.searchParams.get('hash') === hash;
-  const headers: Record<string, string> = {
-    'Content-Type': 'application/json',
-    'Cache-Control': pinned ? 'public, immutable' : 'no-cache, private',
-    'Content-Length': String(Buffer.byteLength(text)),
-  };
-  if (hash) headers['ETag'] = `"${hash}"`;
-  res.writeHead(200, headers);
-  res.end(req.method === 'HEAD' ? undefined : text);
+  const doc = documents(registry, served).get(segs.slice(1).join('/'));
+  if (!doc) throw pathNotFound();
+  const pinned = new URL(req.url ?? '/', 'http://x').searchParams.get('hash') === doc.etag;
+  sendCachedDocument(req, res, doc, { 'Content-Type': 'application/json', 'Cache-Control': pinned ? 'public, immutable' : 'no-cache, private' });
 }

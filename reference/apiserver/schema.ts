@@ -26,15 +26,30 @@ export type Schema = FieldDoc &
 
 export type Properties = Readonly<Record<string, Schema>>;
 
+/** A description when given (no key at all otherwise, so undocumented schemas stay as they were). */
+const doc = (description: string | undefined): FieldDoc => (description ? { description } : {});
+
+/**
+ * Schema constructors. The last argument documents the field (its `description`); objects also
+ * name their required properties. Shared sub-schemas are described where they are used, with
+ * `t.describe`.
+ */
 export const t = {
-  string: (): Schema => STRING,
-  boolean: (): Schema => BOOLEAN,
-  integer: (): Schema => INTEGER,
-  number: (): Schema => NUMBER,
-  any: (): Schema => ANY,
-  object: (properties: Properties): Schema => ({ type: 'object', properties }),
-  map: (values: Schema): Schema => ({ type: 'map', values }),
-  array: (items: Schema): Schema => ({ type: 'array', items }),
+  string: (description?: string): Schema => (description ? { type: 'string', description } : STRING),
+  boolean: (description?: string): Schema => (description ? { type: 'boolean', description } : BOOLEAN),
+  integer: (description?: string): Schema => (description ? { type: 'integer', description } : INTEGER),
+  number: (description?: string): Schema => (description ? { type: 'number', description } : NUMBER),
+  any: (description?: string): Schema => (description ? { type: 'any', description } : ANY),
+  object: (properties: Properties, description?: string, required?: readonly string[]): Schema => ({
+    type: 'object',
+    properties,
+    ...doc(description),
+    ...(required?.length ? { required } : {}),
+  }),
+  map: (values: Schema, description?: string): Schema => ({ type: 'map', values, ...doc(description) }),
+  array: (items: Schema, description?: string): Schema => ({ type: 'array', items, ...doc(description) }),
+  /** The same shape with the description of the field it is used for. */
+  describe: (s: Schema, description: string): Schema => ({ ...s, description }),
 };
 const STRING: Schema = { type: 'string' };
 const BOOLEAN: Schema = { type: 'boolean' };
@@ -43,42 +58,54 @@ const NUMBER: Schema = { type: 'number' };
 const ANY: Schema = { type: 'any' };
 
 /** ObjectMeta, in upstream's field order. */
-export const objectMetaSchema = t.object({
-  name: t.string(),
-  generateName: t.string(),
-  namespace: t.string(),
-  selfLink: t.string(),
-  uid: t.string(),
-  resourceVersion: t.string(),
-  generation: t.integer(),
-  creationTimestamp: t.string(),
-  deletionTimestamp: t.string(),
-  deletionGracePeriodSeconds: t.integer(),
-  labels: t.map(t.string()),
-  annotations: t.map(t.string()),
-  ownerReferences: t.array(
-    t.object({
-      apiVersion: t.string(),
-      kind: t.string(),
-      name: t.string(),
-      uid: t.string(),
-      controller: t.boolean(),
-      blockOwnerDeletion: t.boolean(),
-    }),
-  ),
-  finalizers: t.array(t.string()),
-  managedFields: t.array(
-    t.object({
-      manager: t.string(),
-      operation: t.string(),
-      apiVersion: t.string(),
-      time: t.string(),
-      fieldsType: t.string(),
-      fieldsV1: t.any(),
-      subresource: t.string(),
-    }),
-  ),
-});
+export const objectMetaSchema = t.object(
+  {
+    name: t.string('Name of the object, unique per kind within its namespace (or the cluster, for cluster-scoped kinds). Required on create unless generateName is set. Cannot be updated.'),
+    generateName: t.string('Prefix from which the server makes a unique name when name is not set on create.'),
+    namespace: t.string('Namespace the object lives in; empty for cluster-scoped kinds. Cannot be updated.'),
+    selfLink: t.string('Deprecated: never set by the server.'),
+    uid: t.string('Identifier the server gives the object on create, unique in time and space. Read-only.'),
+    resourceVersion: t.string('Opaque version of the object, changed by every write. Sent back on update as a precondition and used to start watches. Read-only.'),
+    generation: t.integer('Version of the desired state, starting at 1 and incremented by the server when the spec changes. Read-only.'),
+    creationTimestamp: t.string('When the server created the object (RFC 3339, UTC). Read-only.'),
+    deletionTimestamp: t.string('When deletion was requested, set by the server while finalizers hold the object back. Read-only.'),
+    deletionGracePeriodSeconds: t.integer('Seconds the object has left to terminate gracefully, set together with deletionTimestamp. Read-only.'),
+    labels: t.map(t.string(), 'Key and value pairs that label selectors match on.'),
+    annotations: t.map(t.string(), 'Free-form key and value pairs for tools and controllers; not used for selection.'),
+    ownerReferences: t.array(
+      t.object(
+        {
+          apiVersion: t.string('API version of the owner.'),
+          kind: t.string('Kind of the owner.'),
+          name: t.string('Name of the owner.'),
+          uid: t.string('UID of the owner.'),
+          controller: t.boolean('Whether this owner is the controller that manages the object; at most one owner may be.'),
+          blockOwnerDeletion: t.boolean('Whether a foreground deletion of the owner waits for this object to be removed first.'),
+        },
+        'An object this one depends on, in the same namespace or cluster-scoped.',
+        ['apiVersion', 'kind', 'name', 'uid'],
+      ),
+      'Objects this one depends on. Once every owner is gone the garbage collector deletes the object.',
+    ),
+    finalizers: t.array(t.string(), 'Names of pending cleanup steps. While any remain, a delete only sets deletionTimestamp; the object goes when the list is empty.'),
+    managedFields: t.array(
+      t.object(
+        {
+          manager: t.string('Name of the field manager.'),
+          operation: t.string('The write that made the entry: Apply or Update.'),
+          apiVersion: t.string('API version the owned field set is expressed in.'),
+          time: t.string('When the manager last changed one of its fields (RFC 3339).'),
+          fieldsType: t.string('Format of fieldsV1; always FieldsV1.'),
+          fieldsV1: t.any('The fields the manager owns, as a FieldsV1 tree.'),
+          subresource: t.string('Subresource the write went through (such as status); empty for the object itself.'),
+        },
+        'Fields one manager owns through one kind of write.',
+      ),
+      'Which manager owns which fields, kept by the server for server-side apply.',
+    ),
+  },
+  'Metadata every stored object carries: identity, version, labels, ownership and deletion state.',
+);
 
 export interface NormalizeResult {
   readonly value: unknown;
@@ -231,11 +258,15 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** metav1.Condition, the shape of `status.conditions` entries of most kinds. */
-export const conditionSchema = t.object({
-  type: t.string(),
-  status: t.string(),
-  observedGeneration: t.integer(),
-  lastTransitionTime: t.string(),
-  reason: t.string(),
-  message: t.string(),
-});
+export const conditionSchema = t.object(
+  {
+    type: t.string('Type of the condition: a CamelCase name or a domain-prefixed key.'),
+    status: t.string('One of True, False or Unknown.'),
+    observedGeneration: t.integer('The metadata.generation the condition was computed from.'),
+    lastTransitionTime: t.string('When the status last changed (RFC 3339).'),
+    reason: t.string('Machine-readable CamelCase reason for the last transition.'),
+    message: t.string('Human-readable details about the last transition.'),
+  },
+  'One aspect of the current state of an object.',
+  ['type', 'status', 'lastTransitionTime', 'reason'],
+);

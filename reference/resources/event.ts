@@ -4,7 +4,8 @@
 // `involvedObject` for regarding, `count`, `firstTimestamp`, `lastTimestamp` and `source` for the
 // deprecated fields — and the reference keeps those paths so that messages match a real server.
 import { FieldPath, deepEqual, fieldErrors, isQualifiedName, path, type FieldError } from '../apiserver/field-errors.js';
-import { t, type Schema } from '../apiserver/schema.js';
+import { t } from '../apiserver/schema.js';
+import { objectReferenceSchema } from './object-reference.js';
 import { defineStrategy, type ApiObject } from '../apiserver/strategy.js';
 import { fieldAt } from '../apiserver/selectors.js';
 
@@ -45,16 +46,6 @@ interface Event extends ApiObject {
   deprecatedLastTimestamp?: string;
   deprecatedCount?: number;
 }
-
-const objectReference: Schema = t.object({
-  kind: t.string(),
-  namespace: t.string(),
-  name: t.string(),
-  uid: t.string(),
-  apiVersion: t.string(),
-  resourceVersion: t.string(),
-  fieldPath: t.string(),
-});
 
 // ---- Times (metav1.Time and metav1.MicroTime as JSON) ----
 
@@ -135,21 +126,37 @@ export const eventStrategy = defineStrategy({
   },
   hasStatus: false,
   deleteResponse: 'status',
+  description:
+    'A best-effort report of a state change somewhere in the cluster. Events have limited retention; reasons, triggers and messages may evolve. Consumers must treat events as informative, best-effort, supplemental data and must not rely on timing, on a reason reflecting a consistent trigger, or on events continuing to exist.',
+  required: ['eventTime'],
   schema: {
-    eventTime: t.string(),
-    series: t.object({ count: t.integer(), lastObservedTime: t.string() }),
-    reportingController: t.string(),
-    reportingInstance: t.string(),
-    action: t.string(),
-    reason: t.string(),
-    regarding: objectReference,
-    related: objectReference,
-    note: t.string(),
-    type: t.string(),
-    deprecatedSource: t.object({ component: t.string(), host: t.string() }),
-    deprecatedFirstTimestamp: t.string(),
-    deprecatedLastTimestamp: t.string(),
-    deprecatedCount: t.integer(),
+    eventTime: t.string('Time the event was first observed (MicroTime).'),
+    series: t.object(
+      {
+        count: t.integer('Occurrences in the series up to the last heartbeat.'),
+        lastObservedTime: t.string('Last time an event of the series was seen before the last heartbeat (MicroTime).'),
+      },
+      'Data about the series, or nil for a singleton event.',
+      ['count', 'lastObservedTime'],
+    ),
+    reportingController: t.string('Name of the emitting controller. Non-empty for new events.'),
+    reportingInstance: t.string('ID of the controller instance. Non-empty for new events; at most 128 characters.'),
+    action: t.string('Machine-readable action taken or failed regarding the `regarding` object. Non-empty for new events; at most 128 characters.'),
+    reason: t.string('Human-readable reason. Non-empty for new events; at most 128 characters.'),
+    regarding: t.describe(objectReferenceSchema, 'Object the event is about.'),
+    related: t.describe(objectReferenceSchema, 'Optional secondary object.'),
+    note: t.string('Human-readable description. Maximum 1 kB; libraries should handle up to 64 kB.'),
+    type: t.string('`Normal` or `Warning`; new types may be added. Machine-readable; non-empty for new events.'),
+    deprecatedSource: t.object(
+      {
+        component: t.string('Component that reported the event.'),
+        host: t.string('Node the event was reported from.'),
+      },
+      'Backward-compatibility field.',
+    ),
+    deprecatedFirstTimestamp: t.string('Backward-compatibility field (Time).'),
+    deprecatedLastTimestamp: t.string('Backward-compatibility field (Time).'),
+    deprecatedCount: t.integer('Backward-compatibility field.'),
   },
 
   /** Times come back as upstream serializes them. */

@@ -16,7 +16,7 @@ import {
 } from '../apiserver/field-errors.js';
 import { conditionSchema, t } from '../apiserver/schema.js';
 import { defineStrategy, type ApiObject } from '../apiserver/strategy.js';
-import { EVICTION_REQUEST_INTENTS } from './evictionrequest.js';
+import { EVICTION_REQUEST_INTENTS, EVICTION_TARGET_SCHEMA } from './evictionrequest.js';
 
 export const MAX_EVICTION_CONDITIONS = 100;
 /** status.requesters keeps at most this many entries (upstream: the controller stops adding). */
@@ -57,23 +57,59 @@ export const evictionStrategy = defineStrategy({
     'status.targetResponders': { strategy: 'merge', mergeKey: 'name' },
     'status.responders': { strategy: 'merge', mergeKey: 'name' },
   },
+  description:
+    'The eviction of one target, made by the eviction-request controller from every EvictionRequest naming it; responders watch it and report their progress in its status.',
+  required: ['spec'],
   schema: {
-    spec: t.object({
-      target: t.object({ pod: t.object({ name: t.string(), uid: t.string() }) }),
-    }),
-    status: t.object({
-      observedGeneration: t.integer(),
-      requesters: t.array(t.object({ name: t.string(), intent: t.string() })),
-      targetResponders: t.array(t.object({ name: t.string(), priority: t.integer(), state: t.string() })),
-      responders: t.array(t.object({
-        name: t.string(),
-        startTime: t.string(),
-        heartbeatTime: t.string(),
-        completionTime: t.string(),
-        message: t.string(),
-      })),
-      conditions: t.array(conditionSchema),
-    }),
+    spec: t.object(
+      { target: t.describe(EVICTION_TARGET_SCHEMA, 'The object being evicted, as the EvictionRequests name it. Immutable.') },
+      'What is evicted.',
+      ['target'],
+    ),
+    status: t.object(
+      {
+        observedGeneration: t.integer('The metadata.generation the controller last acted on. At least 1 and never decremented.'),
+        requesters: t.array(
+          t.object(
+            {
+              name: t.string('The requester, as in its EvictionRequest spec.requester.'),
+              intent: t.string('Its current intent: Eviction or Withdrawn (also Withdrawn once its request is deleted).'),
+            },
+            'One requester of the eviction.',
+            ['name', 'intent'],
+          ),
+          'Every requester that asked for this eviction; entries stay once added (at most 100). Merged on name.',
+        ),
+        targetResponders: t.array(
+          t.object(
+            {
+              name: t.string('Name of the responder.'),
+              priority: t.integer('Order of the responder: the highest priority becomes Active first.'),
+              state: t.string('Inactive, Active, Completed, Interrupted or Canceled.'),
+            },
+            'One responder the target declares, with its progress.',
+            ['name', 'state'],
+          ),
+          'The responders that act on the target, one Active at a time by priority. Merged on name.',
+        ),
+        responders: t.array(
+          t.object(
+            {
+              name: t.string('Name of the responder.'),
+              startTime: t.string('When the responder became Active.'),
+              heartbeatTime: t.string('When the responder last reported it is still working.'),
+              completionTime: t.string('When the responder finished.'),
+              message: t.string('Human-readable progress report of the responder.'),
+            },
+            "One responder's report.",
+            ['name'],
+          ),
+          'Reports of the responders that have become Active. Merged on name.',
+        ),
+        conditions: t.array(conditionSchema, 'TargetEvicted and Failed, managed by the controller; final once True. At most 100. Merged on type.'),
+      },
+      'Progress of the eviction, written by the controller and the responders.',
+    ),
   },
 
   validate(o: ApiObject): FieldError[] {

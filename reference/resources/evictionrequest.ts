@@ -37,6 +37,21 @@ interface EvictionRequest extends ApiObject {
   status?: { conditions?: Condition[]; observedGeneration?: number };
 }
 
+/** EvictionRequestTarget (spec §2.5), also the target of the Evictions made from requests. */
+export const EVICTION_TARGET_SCHEMA = t.object(
+  {
+    pod: t.object(
+      {
+        name: t.string('Name of the target pod.'),
+        uid: t.string("Lowercase UUID, 8-4-4-4-12 format, equal to the pod's metadata.uid."),
+      },
+      'Pod subject to eviction or termination, in the same namespace. Pods that are part of a PodGroup (spec.schedulingGroup set) are unsupported.',
+      ['name', 'uid'],
+    ),
+  },
+  'EvictionRequestTarget: the object to evict. Exactly one member is set (only `pod` exists).',
+);
+
 const SPEC = path('spec');
 const STATUS = path('status');
 
@@ -62,16 +77,30 @@ export const evictionRequestStrategy = defineStrategy({
   specFields: ['spec'],
   // Spec §2.5: conditions merge on `type` (upstream listType=map).
   patchStrategies: { 'status.conditions': { strategy: 'merge', mergeKey: 'type' } },
+  description:
+    "A requester's intent to have a target (a pod) gracefully evicted or the intent withdrawn. An eviction-request controller turns these into Eviction objects, which responders observe and work on.",
+  required: ['spec'],
   schema: {
-    spec: t.object({
-      target: t.object({ pod: t.object({ name: t.string(), uid: t.string() }) }),
-      requester: t.string(),
-      intent: t.string(),
-    }),
-    status: t.object({
-      conditions: t.array(conditionSchema),
-      observedGeneration: t.integer(),
-    }),
+    spec: t.object(
+      {
+        target: t.describe(EVICTION_TARGET_SCHEMA, 'Reference to the object to evict. Required, immutable.'),
+        requester: t.string(
+          'Identifies the requesting entity. Must be a valid domain-prefixed key (form `<domain>/<name>`). The two domain suffixes reserved for the service itself are not allowed. Required, immutable.',
+        ),
+        intent: t.string('`Eviction` (requester wants the target evicted) or `Withdrawn` (requester no longer wants it).'),
+      },
+      'EvictionRequestSpec. Required.',
+      ['intent', 'requester', 'target'],
+    ),
+    status: t.object(
+      {
+        conditions: t.array(conditionSchema, 'Patch strategy: merge on key `type`. Maximum length 100. Condition types managed by the controller: `TargetEvicted`, `Failed`.'),
+        observedGeneration: t.integer(
+          "The request's metadata.generation as observed by the controller. Minimum 1, never negative, can only be incremented. Managed by the controller.",
+        ),
+      },
+      'EvictionRequestStatus, managed by the eviction-request controller.',
+    ),
   },
 
   validate(o: ApiObject): FieldError[] {

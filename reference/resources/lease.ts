@@ -32,16 +32,20 @@ export const leaseStrategy = defineStrategy({
   hasStatus: false,
   // Upstream's lease registry does not return the deleted object.
   deleteResponse: 'status',
+  description: 'A lock held for a limited time by one holder, renewed while the holder lives: node heartbeats (one per node in `node-lease`) and leader election.',
   schema: {
-    spec: t.object({
-      holderIdentity: t.string(),
-      leaseDurationSeconds: t.integer(),
-      acquireTime: t.string(),
-      renewTime: t.string(),
-      leaseTransitions: t.integer(),
-      strategy: t.string(),
-      preferredHolder: t.string(),
-    }),
+    spec: t.object(
+      {
+        holderIdentity: t.string('Identity of the current holder.'),
+        leaseDurationSeconds: t.integer('Seconds after renewTime that other candidates wait before taking the lease over. Positive.'),
+        acquireTime: t.string('When the current holder acquired the lease (MicroTime).'),
+        renewTime: t.string('When the holder last renewed the lease (MicroTime).'),
+        leaseTransitions: t.integer('How many times the lease has changed holder. Not negative.'),
+        strategy: t.string('How a coordinated leader is chosen: OldestEmulationVersion, or a domain-prefixed name of an external strategy.'),
+        preferredHolder: t.string('Holder the strategy would like to take over; may only be set with strategy.'),
+      },
+      'Holder and timing of the lease.',
+    ),
   },
 
   defaults(o: ApiObject): void {

@@ -42,20 +42,36 @@ export const namespaceStrategy = defineStrategy({
   validateName: nameIsDNSLabel,
   // Upstream core/v1: status.conditions merge on type; spec.finalizers has no strategy.
   patchStrategies: { 'status.conditions': { strategy: 'merge', mergeKey: 'type' } },
+  description: 'A scope for names: namespaced objects live in exactly one namespace, and deleting it deletes them all.',
   schema: {
-    spec: t.object({ finalizers: t.array(t.string()) }),
-    status: t.object({
-      phase: t.string(),
-      conditions: t.array(
-        t.object({
-          type: t.string(),
-          status: t.string(),
-          lastTransitionTime: t.string(),
-          reason: t.string(),
-          message: t.string(),
-        }),
-      ),
-    }),
+    spec: t.object(
+      {
+        finalizers: t.array(
+          t.string(),
+          'Cleanup steps that must finish before the namespace is removed; the server adds `kubernetes`, which the namespace controller removes once the namespace is empty. Changed only through the finalize subresource.',
+        ),
+      },
+      'How the namespace is cleaned up.',
+    ),
+    status: t.object(
+      {
+        phase: t.string('Active, or Terminating once deletion has been requested.'),
+        conditions: t.array(
+          t.object(
+            {
+              type: t.string('Type of the condition (such as NamespaceDeletionContentFailure).'),
+              status: t.string('True, False or Unknown.'),
+              lastTransitionTime: t.string('When the status last changed.'),
+              reason: t.string('Machine-readable CamelCase reason for the last transition.'),
+              message: t.string('Human-readable details about the last transition.'),
+            },
+            'One observation about the namespace, mostly about its deletion.',
+          ),
+          'What the namespace controller observed, mostly while the namespace is deleted. Merged on type.',
+        ),
+      },
+      'Observed state of the namespace, written by the server and the namespace controller.',
+    ),
   },
 
   prepareForCreate(o: ApiObject): void {

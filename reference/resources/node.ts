@@ -79,7 +79,7 @@ export function normalizeResourceList(list: Record<string, unknown> | undefined)
   }
 }
 
-export const resourceListSchema: Schema = t.map(t.any());
+export const resourceListSchema: Schema = t.map(t.any('A quantity.'), 'Amounts per resource name (quantities).');
 
 // ---- Node ----
 
@@ -134,53 +134,117 @@ export const nodeStrategy = defineStrategy({
     'status.conditions': { strategy: 'merge', mergeKey: 'type' },
     'status.addresses': { strategy: 'merge', mergeKey: 'type', listType: 'atomic' },
   },
+  description: 'A machine that runs pods, registered and kept up to date by its node agent (status and heartbeats).',
   schema: {
-    spec: t.object({
-      podCIDR: t.string(),
-      podCIDRs: t.array(t.string()),
-      providerID: t.string(),
-      unschedulable: t.boolean(),
-      taints: t.array(t.object({ key: t.string(), value: t.string(), effect: t.string(), timeAdded: t.string() })),
-      configSource: t.any(),
-      externalID: t.string(),
-    }),
-    status: t.object({
-      capacity: resourceListSchema,
-      allocatable: resourceListSchema,
-      phase: t.string(),
-      conditions: t.array(
-        t.object({
-          type: t.string(),
-          status: t.string(),
-          lastHeartbeatTime: t.string(),
-          lastTransitionTime: t.string(),
-          reason: t.string(),
-          message: t.string(),
-        }),
-      ),
-      addresses: t.array(t.object({ type: t.string(), address: t.string() })),
-      daemonEndpoints: t.object({ agentEndpoint: t.object({ Port: t.integer() }) }),
-      nodeInfo: t.object({
-        machineID: t.string(),
-        systemUUID: t.string(),
-        bootID: t.string(),
-        kernelVersion: t.string(),
-        osImage: t.string(),
-        containerRuntimeVersion: t.string(),
-        agentVersion: t.string(),
-        kubeProxyVersion: t.string(),
-        operatingSystem: t.string(),
-        architecture: t.string(),
-        swap: t.object({ capacity: t.integer() }),
-      }),
-      images: t.array(t.object({ names: t.array(t.string()), sizeBytes: t.integer() })),
-      volumesInUse: t.array(t.string()),
-      volumesAttached: t.array(t.object({ name: t.string(), devicePath: t.string() })),
-      config: t.any(),
-      runtimeHandlers: t.array(t.any()),
-      features: t.object({ supplementalGroupsPolicy: t.boolean() }),
-      declaredFeatures: t.array(t.string()),
-    }),
+    spec: t.object(
+      {
+        podCIDR: t.string('IP range of the pods on the node; the first entry of podCIDRs.'),
+        podCIDRs: t.array(t.string(), 'IP ranges of the pods on the node, at most one per IP family. Set once.'),
+        providerID: t.string('ID of the node in its cloud provider (<provider>://<id>). Set once.'),
+        unschedulable: t.boolean('Whether new pods are kept off the node: a cordoned node is marked unschedulable in its spec.'),
+        taints: t.array(
+          t.object(
+            {
+              key: t.string('Taint key (a qualified name).'),
+              value: t.string('Taint value (a label value).'),
+              effect: t.string('What happens to pods that do not tolerate the taint: NoSchedule, PreferNoSchedule or NoExecute.'),
+              timeAdded: t.string('When a NoExecute taint was added.'),
+            },
+            'A taint: pods that do not tolerate it are kept off (or evicted from) the node.',
+            ['key', 'effect'],
+          ),
+          'Taints of the node; no two share key and effect.',
+        ),
+        configSource: t.any('Deprecated: no longer used.'),
+        externalID: t.string('Deprecated: no longer used.'),
+      },
+      'Desired state of the node.',
+    ),
+    status: t.object(
+      {
+        capacity: t.describe(resourceListSchema, 'Total resources of the node: CPU, memory, maximum number of pods.'),
+        allocatable: t.describe(resourceListSchema, 'Amount available to ordinary pods. Defaults to capacity.'),
+        phase: t.string('Deprecated: not set.'),
+        conditions: t.array(
+          t.object(
+            {
+              type: t.string('Ready, DiskPressure, MemoryPressure, PIDPressure or NetworkUnavailable.'),
+              status: t.string('`True`, `False` or `Unknown`.'),
+              lastHeartbeatTime: t.string('Last time the agent reported the condition (timestamp).'),
+              lastTransitionTime: t.string('Last time the status changed (timestamp).'),
+              reason: t.string('Machine-readable reason for the last transition.'),
+              message: t.string('Human-readable details about the last transition.'),
+            },
+            'One condition of the node. Ready True means healthy and ready to accept pods; False unhealthy; Unknown that the node controller heard nothing from the node within node-monitor-grace-period (default 50 seconds). DiskPressure, MemoryPressure, PIDPressure and NetworkUnavailable are True when disk space, memory or process IDs run low or the network is misconfigured.',
+            ['type', 'status'],
+          ),
+          'Array describing the conditions of the node (Ready, DiskPressure, MemoryPressure, PIDPressure, NetworkUnavailable). Merged on type.',
+        ),
+        addresses: t.array(
+          t.object(
+            {
+              type: t.string('Hostname (also written HostName), ExternalIP, InternalIP, ExternalDNS or InternalDNS.'),
+              address: t.string('The address.'),
+            },
+            'One address of the node.',
+            ['type', 'address'],
+          ),
+          '`HostName` (reported by the node kernel; overridable with `--hostname-override`), `ExternalIP` (usually routable from outside the cluster), `InternalIP` (usually routable only inside the cluster); usage depends on cloud provider or hardware configuration.',
+        ),
+        daemonEndpoints: t.object(
+          { agentEndpoint: t.object({ Port: t.integer('Port number.') }, 'Where the node agent listens.') },
+          'Endpoints of the daemons on the node.',
+        ),
+        nodeInfo: t.object(
+          {
+            machineID: t.string('Machine ID of the node (/etc/machine-id).'),
+            systemUUID: t.string('System UUID reported by the firmware.'),
+            bootID: t.string('ID of the current boot; changes on every reboot.'),
+            kernelVersion: t.string('Kernel version (uname -r).'),
+            osImage: t.string('Operating system image (from /etc/os-release).'),
+            containerRuntimeVersion: t.string('Container runtime name and version (<runtime>://<version>).'),
+            agentVersion: t.string('Version of the node agent.'),
+            kubeProxyVersion: t.string('Deprecated: version of the network proxy, not reliable.'),
+            operatingSystem: t.string('Operating system (GOOS form, such as linux).'),
+            architecture: t.string('CPU architecture (GOARCH form, such as amd64).'),
+            swap: t.object({ capacity: t.integer('Total swap in bytes.') }, 'Swap memory of the node.'),
+          },
+          'General information: kernel version, service versions (agent and proxy), container runtime details, operating system; collected by the agent and published.',
+        ),
+        images: t.array(
+          t.object(
+            {
+              names: t.array(t.string(), 'Names and digests the image is known by.'),
+              sizeBytes: t.integer('Size of the image in bytes.'),
+            },
+            'One image on the node.',
+          ),
+          'Container images present on the node.',
+        ),
+        volumesInUse: t.array(t.string(), 'Volumes attached to and mounted on the node.'),
+        volumesAttached: t.array(
+          t.object(
+            {
+              name: t.string('Name of the attached volume.'),
+              devicePath: t.string('Device path where the volume is available.'),
+            },
+            'One attached volume.',
+          ),
+          'Volumes attached to the node.',
+        ),
+        config: t.any('Status of the dynamic node configuration (deprecated).'),
+        runtimeHandlers: t.array(t.any('One runtime handler and its features.'), 'Runtime handlers the container runtime offers.'),
+        features: t.object(
+          { supplementalGroupsPolicy: t.boolean('Whether the runtime supports the supplementalGroupsPolicy pod field.') },
+          'Features the node supports.',
+        ),
+        declaredFeatures: t.array(
+          t.string(),
+          'Features under active development currently enabled through feature gates on the agent. Completed features (baseline) are not listed. Reflects service feature enablement, not the node\'s operating system or kernel.',
+        ),
+      },
+      'Observed state of the node, published by its agent.',
+    ),
   },
 
   defaults(o: ApiObject): void {

@@ -14,32 +14,11 @@ import { fieldErrors, type FieldError } from '../apiserver/field-errors.js';
 import { checkDeletePreconditions, deleteOptionsFromBody, storeDeleteOptions, validateDeleteOptions, type RequestDeleteOptions } from '../apiserver/delete-options.js';
 import { isDryRun } from '../apiserver/dry-run.js';
 import type { Registry } from '../apiserver/registry.js';
+import { deleteOptionsSchema } from '../apiserver/meta-schemas.js';
 import { normalizeObject, objectMetaSchema, t, type Properties } from '../apiserver/schema.js';
+import { objectReferenceSchema } from './object-reference.js';
 import { nowRFC3339, type ResourceStore } from '../apiserver/store.js';
 import { defineStrategy, type ActionRequest, type ApiObject, type CreateSubresource, type ResourceStrategy } from '../apiserver/strategy.js';
-
-/** Upstream v1.ObjectReference, the binding's target. */
-const objectReferenceSchema = t.object({
-  kind: t.string(),
-  namespace: t.string(),
-  name: t.string(),
-  uid: t.string(),
-  apiVersion: t.string(),
-  resourceVersion: t.string(),
-  fieldPath: t.string(),
-});
-
-/** metav1.DeleteOptions nested in an Eviction (its TypeMeta is optional there). */
-const deleteOptionsSchema = t.object({
-  kind: t.string(),
-  apiVersion: t.string(),
-  gracePeriodSeconds: t.integer(),
-  preconditions: t.object({ uid: t.string(), resourceVersion: t.string() }),
-  orphanDependents: t.boolean(),
-  propagationPolicy: t.string(),
-  dryRun: t.array(t.string()),
-  ignoreStoreReadErrorWithClusterBreakingPotential: t.boolean(),
-});
 
 interface Binding extends ApiObject {
   target?: { kind?: string; name?: string };
@@ -87,7 +66,9 @@ export const bindingStrategy = defineStrategy({
   verbs: ['create'],
   notStored: true,
   deleteResponse: 'status',
-  schema: { target: objectReferenceSchema },
+  description: 'Binds a pod to a node: what a scheduler posts to assign a pending pod.',
+  required: ['target'],
+  schema: { target: t.describe(objectReferenceSchema, 'The node to bind to (kind Node or empty, and its name).') },
   validate: validateBinding,
   answerCreate: (req: ActionRequest) => bindPod({ ...req, name: undefined }),
 });
@@ -104,7 +85,8 @@ export const evictionBodyStrategy = defineStrategy({
   verbs: ['create'],
   notStored: true,
   deleteResponse: 'status',
-  schema: { deleteOptions: deleteOptionsSchema },
+  description: 'Asks for a pod to be deleted the way disruption-aware clients do (kubectl drain): the body of the pod eviction subresource.',
+  schema: { deleteOptions: t.describe(deleteOptionsSchema, 'Options of the pod deletion; the TypeMeta fields are optional here.') },
   validate: (): FieldError[] => [],
 });
 

@@ -35,79 +35,154 @@ const MAX_INT32 = 2147483647;
 
 // ---- Shapes ----
 
-const seccompSchema: Schema = t.object({ type: t.string(), localhostProfile: t.string() });
-const appArmorSchema: Schema = t.object({ type: t.string(), localhostProfile: t.string() });
+const seccompSchema: Schema = t.object(
+  {
+    type: t.string(
+      '`Unconfined` (no seccomp restriction), `RuntimeDefault` (the runtime\'s default profile, which differs between runtimes and versions) or `Localhost` (the profile named by localhostProfile, which must exist on the node).',
+    ),
+    localhostProfile: t.string(
+      'For type Localhost: file name of the profile under /var/lib/agent/seccomp, a relative path without `..`. Must be set for Localhost and only then.',
+    ),
+  },
+  'Seccomp profile. A container without its own inherits the pod\'s; privileged containers always run Unconfined. A missing Localhost profile makes container creation fail with CreateContainerError.',
+  ['type'],
+);
+const appArmorSchema: Schema = t.object(
+  {
+    type: t.string('Unconfined, RuntimeDefault or Localhost.'),
+    localhostProfile: t.string('For type Localhost: name of a profile loaded on the node.'),
+  },
+  'AppArmor profile; profiles are loaded through the node operating system, not by path.',
+);
+const seLinuxOptions = (scope: string): Schema => t.any(`SELinux context (user, role, type, level) applied to ${scope}.`);
+const windowsOptions = (scope: string): Schema => t.any(`Windows-specific settings of ${scope}.`);
 
-const containerSecurityContextSchema: Schema = t.object({
-  capabilities: t.object({ add: t.array(t.string()), drop: t.array(t.string()) }),
-  privileged: t.boolean(),
-  seLinuxOptions: t.any(),
-  windowsOptions: t.any(),
-  runAsUser: t.integer(),
-  runAsGroup: t.integer(),
-  runAsNonRoot: t.boolean(),
-  readOnlyRootFilesystem: t.boolean(),
-  allowPrivilegeEscalation: t.boolean(),
-  procMount: t.string(),
-  seccompProfile: seccompSchema,
-  appArmorProfile: appArmorSchema,
-});
+const containerSecurityContextSchema: Schema = t.object(
+  {
+    capabilities: t.object(
+      {
+        add: t.array(t.string(), 'Capabilities added to the runtime default set.'),
+        drop: t.array(t.string(), 'Capabilities removed from the runtime default set.'),
+      },
+      'Linux capabilities added to or dropped from the container.',
+    ),
+    privileged: t.boolean('Runs the container privileged: like root on the host. Privileged containers cannot have a seccomp profile and always run Unconfined.'),
+    seLinuxOptions: seLinuxOptions('the container'),
+    windowsOptions: windowsOptions('the container'),
+    runAsUser: t.integer('UID the container process runs as; overrides the pod setting.'),
+    runAsGroup: t.integer('Primary GID of the container process; overrides the pod setting.'),
+    runAsNonRoot: t.boolean('If true, the container is refused when it would run as UID 0.'),
+    readOnlyRootFilesystem: t.boolean('Mounts the root filesystem of the container read-only.'),
+    allowPrivilegeEscalation: t.boolean('Whether a process may gain more privileges than its parent (no_new_privs unset).'),
+    procMount: t.string('Default or Unmasked: how /proc is masked in the container.'),
+    seccompProfile: t.describe(seccompSchema, 'Seccomp profile of the container; takes priority over the pod\'s, which it inherits when unset.'),
+    appArmorProfile: t.describe(appArmorSchema, 'AppArmor profile of the container; overrides the pod\'s.'),
+  },
+  'Security settings of one container, overriding the pod\'s where both are set.',
+);
 
-const podSecurityContextSchema: Schema = t.object({
-  seLinuxOptions: t.any(),
-  windowsOptions: t.any(),
-  runAsUser: t.integer(),
-  runAsGroup: t.integer(),
-  runAsNonRoot: t.boolean(),
-  supplementalGroups: t.array(t.integer()),
-  supplementalGroupsPolicy: t.string(),
-  fsGroup: t.integer(),
-  sysctls: t.array(t.object({ name: t.string(), value: t.string() })),
-  fsGroupChangePolicy: t.string(),
-  seccompProfile: seccompSchema,
-  appArmorProfile: appArmorSchema,
-  seLinuxChangePolicy: t.string(),
-});
+const podSecurityContextSchema: Schema = t.object(
+  {
+    seLinuxOptions: seLinuxOptions('every container of the pod'),
+    windowsOptions: windowsOptions('every container of the pod'),
+    runAsUser: t.integer('UID the container processes run as, unless a container sets its own.'),
+    runAsGroup: t.integer('Primary GID of the container processes, unless a container sets its own.'),
+    runAsNonRoot: t.boolean('If true, containers are refused when they would run as UID 0.'),
+    supplementalGroups: t.array(t.integer(), 'Groups added to the first process of every container.'),
+    supplementalGroupsPolicy: t.string('Merge (add the groups of the image\'s /etc/group) or Strict (only the groups given here).'),
+    fsGroup: t.integer('Group that owns the pod\'s volumes and is added to every container process.'),
+    sysctls: t.array(
+      t.object({ name: t.string('Name of the sysctl.'), value: t.string('Value to set.') }, 'One namespaced sysctl.'),
+      'Namespaced sysctls set for the pod.',
+    ),
+    fsGroupChangePolicy: t.string('OnRootMismatch or Always: when volume ownership is changed to fsGroup.'),
+    seccompProfile: t.describe(seccompSchema, 'Seccomp profile of the pod, inherited by every container (init and ephemeral too) without its own.'),
+    appArmorProfile: t.describe(appArmorSchema, 'AppArmor profile of the containers that set none.'),
+    seLinuxChangePolicy: t.string('MountOption or Recursive: how the SELinux label of volumes is applied.'),
+  },
+  'Security settings of every container of the pod.',
+);
+
+const probe = (what: string): Schema => t.any(`Periodic check of the container (exec, httpGet, tcpSocket or grpc, with timing and thresholds): ${what}`);
 
 const containerFields = {
-  name: t.string(),
-  image: t.string(),
-  command: t.array(t.string()),
-  args: t.array(t.string()),
-  workingDir: t.string(),
-  ports: t.array(t.object({ name: t.string(), hostPort: t.integer(), containerPort: t.integer(), protocol: t.string(), hostIP: t.string() })),
-  envFrom: t.array(t.any()),
-  env: t.array(t.object({ name: t.string(), value: t.string(), valueFrom: t.any() })),
-  resources: t.object({ limits: resourceListSchema, requests: resourceListSchema, claims: t.array(t.any()) }),
-  resizePolicy: t.array(t.any()),
-  restartPolicy: t.string(),
-  restartPolicyRules: t.array(t.any()),
-  volumeMounts: t.array(
-    t.object({
-      name: t.string(),
-      readOnly: t.boolean(),
-      recursiveReadOnly: t.string(),
-      mountPath: t.string(),
-      subPath: t.string(),
-      mountPropagation: t.string(),
-      subPathExpr: t.string(),
-    }),
+  name: t.string('Name of the container, a DNS label unique within the pod. Cannot be updated.'),
+  image: t.string('Container image reference. Must be set.'),
+  command: t.array(t.string(), 'Entrypoint, replacing the image\'s ENTRYPOINT; $(VAR) references are expanded from the environment.'),
+  args: t.array(t.string(), 'Arguments of the entrypoint, replacing the image\'s CMD.'),
+  workingDir: t.string('Working directory of the container; the image default when unset.'),
+  ports: t.array(
+    t.object(
+      {
+        name: t.string('Name of the port (an IANA service name), unique within the pod.'),
+        hostPort: t.integer('Port on the node the container port is exposed on; rarely needed.'),
+        containerPort: t.integer('Port the container listens on, 1 to 65535.'),
+        protocol: t.string('TCP (the default), UDP or SCTP.'),
+        hostIP: t.string('Node IP the host port binds to.'),
+      },
+      'A network port of the container.',
+      ['containerPort'],
+    ),
+    'Ports the container exposes (informational). Merged on containerPort and protocol.',
   ),
-  volumeDevices: t.array(t.any()),
-  livenessProbe: t.any(),
-  readinessProbe: t.any(),
-  startupProbe: t.any(),
-  lifecycle: t.any(),
-  terminationMessagePath: t.string(),
-  terminationMessagePolicy: t.string(),
-  imagePullPolicy: t.string(),
+  envFrom: t.array(t.any('A ConfigMap or Secret whose keys become environment variables, with an optional prefix.'), 'Sources of environment variables, applied before env.'),
+  env: t.array(
+    t.object(
+      {
+        name: t.string('Name of the variable.'),
+        value: t.string('Value; $(VAR) references to earlier variables are expanded.'),
+        valueFrom: t.any('Source of the value: a field of the pod, a resource of the container, or a key of a ConfigMap or Secret.'),
+      },
+      'One environment variable.',
+    ),
+    'Environment variables of the container. Merged on name.',
+  ),
+  resources: t.object(
+    {
+      limits: t.describe(resourceListSchema, 'Most of each resource the container may use.'),
+      requests: t.describe(resourceListSchema, 'Least of each resource the container needs, used for scheduling; defaults to the limits.'),
+      claims: t.array(t.any('The name of one entry of the pod\'s spec.resourceClaims.'), 'Dynamically allocated resources (of spec.resourceClaims) the container uses.'),
+    },
+    'Compute resources of the container.',
+  ),
+  resizePolicy: t.array(t.any('Whether resizing one resource needs a container restart.'), 'How the container is resized in place, per resource.'),
+  restartPolicy: t.string('For init containers only: Always makes it a sidecar that runs alongside the regular containers.'),
+  restartPolicyRules: t.array(t.any('An exit-code rule and its action.'), 'Rules deciding on a restart by exit code, before restartPolicy.'),
+  volumeMounts: t.array(
+    t.object(
+      {
+        name: t.string('Name of a volume of the pod.'),
+        readOnly: t.boolean('Mounts the volume read-only.'),
+        recursiveReadOnly: t.string('Disabled, IfPossible or Enabled: whether read-only applies to submounts too.'),
+        mountPath: t.string('Path in the container where the volume is mounted; must not contain \':\'.'),
+        subPath: t.string('Path within the volume to mount instead of its root.'),
+        mountPropagation: t.string('None, HostToContainer or Bidirectional: how mounts propagate between host and container.'),
+        subPathExpr: t.string('Like subPath, with $(VAR) references expanded from the environment.'),
+      },
+      'A volume mounted into the container.',
+      ['name', 'mountPath'],
+    ),
+    'Volumes mounted into the container. Merged on mountPath.',
+  ),
+  volumeDevices: t.array(t.any('A raw block volume and the device path it appears at.'), 'Block devices the container uses. Merged on devicePath.'),
+  livenessProbe: probe('the container is restarted when it fails.'),
+  readinessProbe: probe('the container receives no service traffic while it fails.'),
+  startupProbe: probe('the other probes wait until it succeeds; failing it restarts the container.'),
+  lifecycle: t.any('Actions run after the container starts (postStart) and before it stops (preStop).'),
+  terminationMessagePath: t.string('File whose content becomes the termination message. Default /dev/termination-log.'),
+  terminationMessagePolicy: t.string('File (the default) or FallbackToLogsOnError (the log tail when the file is empty and the container failed).'),
+  imagePullPolicy: t.string('Always, Never or IfNotPresent. Default Always for :latest or untagged images, IfNotPresent otherwise.'),
   securityContext: containerSecurityContextSchema,
-  stdin: t.boolean(),
-  stdinOnce: t.boolean(),
-  tty: t.boolean(),
+  stdin: t.boolean('Keeps a buffer for stdin in the container runtime.'),
+  stdinOnce: t.boolean('Closes stdin after the first client detaches.'),
+  tty: t.boolean('Allocates a TTY; needs stdin.'),
 };
-const containerSchema: Schema = t.object(containerFields);
-const ephemeralContainerSchema: Schema = t.object({ ...containerFields, targetContainerName: t.string() });
+const containerSchema: Schema = t.object(containerFields, 'A container of the pod.', ['name']);
+const ephemeralContainerSchema: Schema = t.object(
+  { ...containerFields, targetContainerName: t.string('Container whose namespaces (such as the process namespace) the ephemeral container joins.') },
+  'A temporary container added to a running pod for debugging.',
+  ['name'],
+);
 
 /** Upstream core/v1 patch tags of the pod fields this schema has (strategic merge and apply). */
 const containerListStrategies = (list: string) => ({
@@ -134,85 +209,115 @@ export const POD_PATCH_STRATEGIES: PatchStrategies = {
   'status.resourceClaimStatuses': { strategy: 'merge,retainKeys', mergeKey: 'name' },
 };
 
-const podSpecSchema: Schema = t.object({
-  volumes: t.array(t.any()),
-  initContainers: t.array(containerSchema),
-  containers: t.array(containerSchema),
-  ephemeralContainers: t.array(ephemeralContainerSchema),
-  restartPolicy: t.string(),
-  terminationGracePeriodSeconds: t.integer(),
-  activeDeadlineSeconds: t.integer(),
-  dnsPolicy: t.string(),
-  nodeSelector: t.map(t.string()),
-  serviceAccountName: t.string(),
-  serviceAccount: t.string(),
-  automountServiceAccountToken: t.boolean(),
-  nodeName: t.string(),
-  hostNetwork: t.boolean(),
-  hostPID: t.boolean(),
-  hostIPC: t.boolean(),
-  shareProcessNamespace: t.boolean(),
-  securityContext: podSecurityContextSchema,
-  imagePullSecrets: t.array(t.object({ name: t.string() })),
-  hostname: t.string(),
-  subdomain: t.string(),
-  affinity: t.any(),
-  schedulerName: t.string(),
-  tolerations: t.array(t.object({ key: t.string(), operator: t.string(), value: t.string(), effect: t.string(), tolerationSeconds: t.integer() })),
-  hostAliases: t.array(t.any()),
-  priorityClassName: t.string(),
-  priority: t.integer(),
-  dnsConfig: t.any(),
-  readinessGates: t.array(t.any()),
-  runtimeClassName: t.string(),
-  enableServiceLinks: t.boolean(),
-  preemptionPolicy: t.string(),
-  overhead: resourceListSchema,
-  topologySpreadConstraints: t.array(t.any()),
-  setHostnameAsFQDN: t.boolean(),
-  os: t.object({ name: t.string() }),
-  hostUsers: t.boolean(),
-  schedulingGates: t.array(t.object({ name: t.string() })),
-  resourceClaims: t.array(t.any()),
-  resources: t.any(),
-  hostnameOverride: t.string(),
-  /**
-   * The PodGroup the pod belongs to (spec 000 §2.5: pods with spec.schedulingGroup set; upstream 1.37
-   * PodSchedulingGroup `{podGroupName}`, immutable).
-   */
-  schedulingGroup: t.object({ podGroupName: t.string() }),
-});
+const podSpecSchema: Schema = t.object(
+  {
+    volumes: t.array(t.any('A named volume and its source (emptyDir, hostPath, configMap, secret, persistentVolumeClaim, ...).'), 'Volumes the containers can mount. Merged on name.'),
+    initContainers: t.array(containerSchema, 'Containers run one after another, each to completion, before the regular containers start (sidecars with restartPolicy Always keep running). Merged on name.'),
+    containers: t.array(containerSchema, 'The containers of the pod; at least one. Merged on name.'),
+    ephemeralContainers: t.array(ephemeralContainerSchema, 'Debugging containers added to the running pod through its ephemeralcontainers subresource; not on create. Merged on name.'),
+    restartPolicy: t.string('Always (the default), OnFailure or Never: whether the agent restarts exited containers.'),
+    terminationGracePeriodSeconds: t.integer('Seconds the containers get to stop after the termination signal before they are killed. Default 30.'),
+    activeDeadlineSeconds: t.integer('Seconds the pod may be active, counted from its start, before the agent fails it. May be lowered, not raised or removed.'),
+    dnsPolicy: t.string('ClusterFirst (the default), ClusterFirstWithHostNet, Default or None: how the DNS resolver of the pod is set up.'),
+    nodeSelector: t.map(t.string(), 'Labels a node must carry for the pod to be scheduled there.'),
+    serviceAccountName: t.string('Service account the pod runs as.'),
+    serviceAccount: t.string('Deprecated alias of serviceAccountName.'),
+    automountServiceAccountToken: t.boolean('Whether a service account token is mounted into the containers.'),
+    nodeName: t.string(
+      'Node the pod is bound to. The agent of that node runs it (its sync loop takes the pods whose nodeName matches); set by the scheduler through the binding subresource, or directly to skip scheduling.',
+    ),
+    hostNetwork: t.boolean('Uses the network namespace of the node.'),
+    hostPID: t.boolean('Uses the process namespace of the node.'),
+    hostIPC: t.boolean('Uses the IPC namespace of the node.'),
+    shareProcessNamespace: t.boolean('Puts all containers of the pod in one process namespace.'),
+    securityContext: podSecurityContextSchema,
+    imagePullSecrets: t.array(t.object({ name: t.string('Name of the Secret.') }, 'A Secret in the pod\'s namespace.'), 'Secrets with registry credentials used to pull the images. Merged on name.'),
+    hostname: t.string('Host name of the pod; defaults to the pod name.'),
+    subdomain: t.string('With hostname, gives the pod the name <hostname>.<subdomain>.<namespace>.svc.<cluster domain>.'),
+    affinity: t.any('Node affinity and pod (anti-)affinity scheduling rules.'),
+    schedulerName: t.string('Scheduler that schedules the pod. Default default-scheduler.'),
+    tolerations: t.array(
+      t.object(
+        {
+          key: t.string('Taint key matched; empty with operator Exists matches every taint.'),
+          operator: t.string('Equal (the default: the value must match) or Exists (any value).'),
+          value: t.string('Taint value matched with operator Equal.'),
+          effect: t.string('Taint effect matched (NoSchedule, PreferNoSchedule, NoExecute); empty matches all.'),
+          tolerationSeconds: t.integer('For NoExecute: how long the pod stays bound after the taint appears; unset means forever.'),
+        },
+        'Tolerates the taints it matches.',
+      ),
+      'Taints the pod tolerates. Only additions are allowed on update.',
+    ),
+    hostAliases: t.array(t.any('An IP address and the host names that resolve to it.'), 'Entries added to the /etc/hosts of the containers. Merged on ip.'),
+    priorityClassName: t.string('Priority class of the pod; sets priority.'),
+    priority: t.integer('Priority of the pod, taken from its priority class by admission.'),
+    dnsConfig: t.any('DNS resolver parameters (nameservers, searches, options) added to those of dnsPolicy.'),
+    readinessGates: t.array(t.any('A pod condition type.'), 'Extra conditions that must be True for the pod to be ready.'),
+    runtimeClassName: t.string('RuntimeClass (container runtime handler) the pod runs with.'),
+    enableServiceLinks: t.boolean('Whether service information is injected as environment variables. Default true.'),
+    preemptionPolicy: t.string('PreemptLowerPriority (the default) or Never: whether the pod may preempt pods of lower priority.'),
+    overhead: t.describe(resourceListSchema, 'Resources the pod sandbox itself takes, on top of the containers\' requests; set by admission from the RuntimeClass.'),
+    topologySpreadConstraints: t.array(t.any('How evenly pods are spread over one topology key.'), 'How the pod is spread over topology domains with similar pods. Merged on topologyKey and whenUnsatisfiable.'),
+    setHostnameAsFQDN: t.boolean('Makes the host name of the containers the fully qualified domain name.'),
+    os: t.object({ name: t.string('linux or windows.') }, 'Operating system the pod needs.'),
+    hostUsers: t.boolean('Whether the pod uses the user namespace of the host (false: a user namespace of its own).'),
+    schedulingGates: t.array(
+      t.object({ name: t.string('Name of the gate (a qualified name), unique in the pod.') }, 'One scheduling gate.', ['name']),
+      'Gates that keep the pod from being scheduled while any remain; only removals are allowed. Merged on name.',
+    ),
+    resourceClaims: t.array(t.any('A named reference to a ResourceClaim or ResourceClaimTemplate.'), 'Dynamically allocated resources the pod uses. Merged on name.'),
+    resources: t.any('Compute resources of the pod as a whole (requests and limits shared by its containers).'),
+    hostnameOverride: t.string('Host name for the pod, in place of the one derived from hostname and subdomain.'),
+    // The PodGroup the pod belongs to (spec 000 §2.5: pods with spec.schedulingGroup set; upstream
+    // 1.37 PodSchedulingGroup `{podGroupName}`, immutable).
+    schedulingGroup: t.object(
+      { podGroupName: t.string('Name of the PodGroup in the pod\'s namespace.') },
+      'The PodGroup the pod belongs to, scheduled with its group. Immutable. Pods with it set cannot be the target of an EvictionRequest.',
+      ['podGroupName'],
+    ),
+  },
+  'Desired state of the pod.',
+  ['containers'],
+);
 
-const podStatusSchema: Schema = t.object({
-  observedGeneration: t.integer(),
-  phase: t.string(),
-  conditions: t.array(
-    t.object({
-      type: t.string(),
-      observedGeneration: t.integer(),
-      status: t.string(),
-      lastProbeTime: t.string(),
-      lastTransitionTime: t.string(),
-      reason: t.string(),
-      message: t.string(),
-    }),
-  ),
-  message: t.string(),
-  reason: t.string(),
-  nominatedNodeName: t.string(),
-  hostIP: t.string(),
-  hostIPs: t.array(t.object({ ip: t.string() })),
-  podIP: t.string(),
-  podIPs: t.array(t.object({ ip: t.string() })),
-  startTime: t.string(),
-  initContainerStatuses: t.array(t.any()),
-  containerStatuses: t.array(t.any()),
-  qosClass: t.string(),
-  ephemeralContainerStatuses: t.array(t.any()),
-  resize: t.string(),
-  resourceClaimStatuses: t.array(t.any()),
-  extendedResourceClaimStatus: t.any(),
-});
+const podStatusSchema: Schema = t.object(
+  {
+    observedGeneration: t.integer('The metadata.generation the status was computed from.'),
+    phase: t.string('Pending, Running, Succeeded, Failed or Unknown: where the pod is in its lifecycle.'),
+    conditions: t.array(
+      t.object(
+        {
+          type: t.string('PodScheduled, Initialized, ContainersReady, Ready, DisruptionTarget, or a readiness gate.'),
+          observedGeneration: t.integer('The metadata.generation the condition was computed from.'),
+          status: t.string('True, False or Unknown.'),
+          lastProbeTime: t.string('Last time the condition was probed.'),
+          lastTransitionTime: t.string('Last time the status changed.'),
+          reason: t.string('Machine-readable CamelCase reason for the last transition.'),
+          message: t.string('Human-readable details about the last transition.'),
+        },
+        'One condition of the pod.',
+      ),
+      'Current conditions of the pod. Merged on type.',
+    ),
+    message: t.string('Human-readable reason the pod is in its phase.'),
+    reason: t.string('Machine-readable reason the pod is in its phase (such as Evicted).'),
+    nominatedNodeName: t.string('Node the scheduler preempted pods on for this pod; it may still land elsewhere.'),
+    hostIP: t.string('Primary IP of the node the pod runs on.'),
+    hostIPs: t.array(t.object({ ip: t.string('An IP address.') }, 'One IP of the node.'), 'IPs of the node, at most one per family; the first is hostIP. Merged on ip.'),
+    podIP: t.string('Primary IP of the pod.'),
+    podIPs: t.array(t.object({ ip: t.string('An IP address.') }, 'One IP of the pod.'), 'IPs of the pod, at most one per family; the first is podIP. Merged on ip.'),
+    startTime: t.string('When the agent acknowledged the pod, before pulling images.'),
+    initContainerStatuses: t.array(t.any('State, restarts and image of one container.'), 'Status of the init containers, as the agent observes them.'),
+    containerStatuses: t.array(t.any('State, restarts and image of one container.'), 'Status of the containers, as the agent observes them.'),
+    qosClass: t.string('Guaranteed, Burstable or BestEffort, from the containers\' requests and limits.'),
+    ephemeralContainerStatuses: t.array(t.any('State, restarts and image of one container.'), 'Status of the ephemeral containers.'),
+    resize: t.string('Deprecated: progress of an in-place resize.'),
+    resourceClaimStatuses: t.array(t.any('The ResourceClaim made for one entry of spec.resourceClaims.'), 'Claims generated for the pod. Merged on name.'),
+    extendedResourceClaimStatus: t.any('The claim made for the pod\'s extended resources, when dynamic resource allocation backs them.'),
+  },
+  'Observed state of the pod, written by the scheduler and the node agent.',
+);
 
 // ---- Types ----
 
@@ -467,6 +572,7 @@ export const podStrategy = defineStrategy({
   subresources: POD_SUBRESOURCES,
   // Upstream's pod registry sets ReturnDeletedObject. (No graceful deletion here: a delete is immediate.)
   deleteResponse: 'object',
+  description: 'One or more containers run together on a node, sharing network and storage; the node agent runs the pods bound to its node.',
   schema: { spec: podSpecSchema, status: podStatusSchema },
   patchStrategies: POD_PATCH_STRATEGIES,
 

@@ -85,22 +85,106 @@ export const podGroupStrategy = defineStrategy({
     'status.conditions': { strategy: 'merge', mergeKey: 'type' },
     'status.resourceClaimStatuses': { strategy: 'merge,retainKeys', mergeKey: 'name' },
   },
+  description:
+    'A runtime instance of a group of pods, created by workload controllers from workload pod-group templates; carries scheduling policy and status. Enabled by the GenericWorkload feature gate.',
+  required: ['spec'],
   schema: {
-    spec: t.object({
-      parentCompositePodGroupName: t.string(),
-      workloadRef: t.object({ workloadName: t.string(), templateName: t.string() }),
-      schedulingPolicy: t.object({ basic: t.object({}), gang: t.object({ minCount: t.integer() }) }),
-      schedulingConstraints: t.object({ topology: t.array(t.object({ key: t.string() })) }),
-      resourceClaims: t.array(t.object({ name: t.string(), resourceClaimName: t.string(), resourceClaimTemplateName: t.string() })),
-      disruptionMode: t.object({ single: t.object({}), all: t.object({}) }),
-      priorityClassName: t.string(),
-      priority: t.integer(),
-      preemptionPolicy: t.string(),
-    }),
-    status: t.object({
-      conditions: t.array(conditionSchema),
-      resourceClaimStatuses: t.array(t.object({ name: t.string(), resourceClaimName: t.string() })),
-    }),
+    spec: t.object(
+      {
+        parentCompositePodGroupName: t.string(
+          'Name of the parent composite pod group in the same namespace; if unset the group is the root of the hierarchy. Used only when the CompositePodGroup feature gate is on. Immutable.',
+        ),
+        workloadRef: t.object(
+          {
+            workloadName: t.string('Name of the Workload (a DNS name).'),
+            templateName: t.string('Name of the pod-group template within the Workload (a DNS label).'),
+          },
+          'Template within a Workload object used to create the group. Immutable.',
+          ['templateName', 'workloadName'],
+        ),
+        schedulingPolicy: t.object(
+          {
+            basic: t.object({}, 'Standard scheduling behavior.'),
+            gang: t.object(
+              {
+                minCount: t.integer(
+                  'Positive. Minimum number of pods that must be schedulable or scheduled at once for the group to be admitted. Mutable (supports scaling). Enforced only during scheduling; changes do not affect already-scheduled pods, and may take effect only in a later scheduling cycle.',
+                ),
+              },
+              'All-or-nothing scheduling. Cannot be set or unset after creation.',
+              ['minCount'],
+            ),
+          },
+          'Exactly one of `basic` or `gang`. Chosen at creation; the policy cannot change afterwards. Controllers copy it from the PodGroupTemplate.',
+        ),
+        schedulingConstraints: t.object(
+          {
+            topology: t.array(
+              t.object(
+                {
+                  key: t.string(
+                    'Node label key of the topology domain; all pods of the group must be colocated in one domain instance; different groups from the same template may land in different instances.',
+                  ),
+                },
+                'TopologyConstraint: one topology domain the group is kept in.',
+                ['key'],
+              ),
+              'TopologyConstraints; currently a single constraint may be given.',
+            ),
+          },
+          'Placement constraints of the group. Requires the TopologyAwareWorkloadScheduling feature gate. Immutable.',
+        ),
+        resourceClaims: t.array(
+          t.object(
+            {
+              name: t.string('DNS_LABEL, unique in the group.'),
+              resourceClaimName: t.string('Claim in the same namespace, reserved for the group.'),
+              resourceClaimTemplateName: t.string(
+                'Template in the same namespace; a claim is generated for the group, named from group name, resource name and a generated part, recorded in status.resourceClaimStatuses, and deleted with the group; the field is immutable.',
+              ),
+            },
+            'PodGroupResourceClaim. Exactly one of resourceClaimName and resourceClaimTemplateName must be set.',
+            ['name'],
+          ),
+          'Patch strategy: merge, retainKeys on key `name`. Claims that may be shared among pods of the group; a pod consumes a claim by declaring an identical claim (same name, same referenced claim or template) in its own spec. Requires the DRAWorkloadResourceClaims feature gate (beta). Immutable.',
+        ),
+        disruptionMode: t.object(
+          {
+            single: t.object({}, 'SingleDisruptionMode: children disrupted independently.'),
+            all: t.object({}, 'AllDisruptionMode: children only disrupted together.'),
+          },
+          'Exactly one of `all` (AllDisruptionMode, no fields: children only disrupted together) or `single` (SingleDisruptionMode, no fields: children disrupted independently). Defaults to single if unset. Immutable.',
+        ),
+        priorityClassName: t.string(
+          'Priority class considered when scheduling. Copied from the template by controllers; if none is specified admission may set the global default class, otherwise priority is zero. Immutable.',
+        ),
+        priority: t.integer(
+          'Higher value means higher priority. Users are prevented from setting it when the priority admission controller is enabled; the controller fills it from priorityClassName. Immutable.',
+        ),
+        preemptionPolicy: t.string(
+          '`Never` or `PreemptLowerPriority`. Default `PreemptLowerPriority`. Populated by the priority admission controller from the priority class when enabled. Immutable. Available only when the PodGroupPreemptionPolicy feature gate is on.',
+        ),
+      },
+      'PodGroupSpec. Required.',
+      ['schedulingPolicy'],
+    ),
+    status: t.object(
+      {
+        conditions: t.array(conditionSchema, 'Patch strategy: merge on key `type`. Known types: PodGroupInitiallyScheduled, DisruptionTarget.'),
+        resourceClaimStatuses: t.array(
+          t.object(
+            {
+              name: t.string('Name of the entry of spec.resourceClaims this status is for.'),
+              resourceClaimName: t.string('Name of the claim generated for the group from the template; unset when none was generated.'),
+            },
+            'PodGroupResourceClaimStatus: the claim made for one template-based entry of spec.resourceClaims.',
+            ['name'],
+          ),
+          'Patch strategy: merge, retainKeys on key `name`.',
+        ),
+      },
+      'PodGroupStatus.',
+    ),
   },
 
   dropDisabledFields(o: ApiObject, oldObj: ApiObject | undefined, gates: FeatureGates): void {

@@ -32,21 +32,57 @@ export const nameIsPathSegment: NameValidator = (name, prefix) => {
 
 // ---- Shapes ----
 
-const labelSelectorSchema: Schema = t.object({
-  matchLabels: t.map(t.string()),
-  matchExpressions: t.array(t.object({ key: t.string(), operator: t.string(), values: t.array(t.string()) })),
-});
+const labelSelectorSchema: Schema = t.object(
+  {
+    matchLabels: t.map(t.string(), 'Labels an object must carry, each with exactly this value.'),
+    matchExpressions: t.array(
+      t.object(
+        {
+          key: t.string('The label key the requirement applies to.'),
+          operator: t.string('How the label relates to the values: In, NotIn, Exists or DoesNotExist.'),
+          values: t.array(t.string(), 'Label values; non-empty for In and NotIn, empty for Exists and DoesNotExist.'),
+        },
+        'A requirement on one label.',
+        ['key', 'operator'],
+      ),
+      'Requirements on labels; all must hold (ANDed with matchLabels too).',
+    ),
+  },
+  'Selects objects by their labels. An empty selector matches every object.',
+);
 
-const policyRuleSchema: Schema = t.object({
-  verbs: t.array(t.string()),
-  apiGroups: t.array(t.string()),
-  resources: t.array(t.string()),
-  resourceNames: t.array(t.string()),
-  nonResourceURLs: t.array(t.string()),
-});
+const policyRuleSchema: Schema = t.object(
+  {
+    verbs: t.array(t.string(), 'Verbs the rule allows (get, list, create, ..., or * for all). At least one.'),
+    apiGroups: t.array(t.string(), 'API groups of the resources (empty string for the core group, * for all). Needed with resources.'),
+    resources: t.array(t.string(), 'Resources the rule applies to (plural names, resource/subresource, or * for all).'),
+    resourceNames: t.array(t.string(), 'Names of the objects the rule is limited to; empty means every object.'),
+    nonResourceURLs: t.array(t.string(), 'URL paths that are not resources (such as /healthz; a trailing * matches a prefix). Only in cluster roles, and not together with resources.'),
+  },
+  'PolicyRule: what a role allows, on resources or on non-resource URLs.',
+  ['verbs'],
+);
 
-const subjectSchema: Schema = t.object({ kind: t.string(), apiGroup: t.string(), name: t.string(), namespace: t.string() });
-const roleRefSchema: Schema = t.object({ apiGroup: t.string(), kind: t.string(), name: t.string() });
+const subjectSchema: Schema = t.object(
+  {
+    kind: t.string('User, Group or ServiceAccount.'),
+    apiGroup: t.string('API group of the subject kind: rbac.authorization.orch.io for User and Group (the default), empty for ServiceAccount.'),
+    name: t.string('Name of the subject.'),
+    namespace: t.string('Namespace of a ServiceAccount subject; empty for users and groups.'),
+  },
+  'Subject: a user, group or service account the binding grants the role to.',
+  ['kind', 'name'],
+);
+
+const roleRefSchema: Schema = t.object(
+  {
+    apiGroup: t.string('API group of the role: rbac.authorization.orch.io (the default).'),
+    kind: t.string('Role or ClusterRole.'),
+    name: t.string('Name of the role.'),
+  },
+  'The role the binding grants. Cannot be changed once the binding exists.',
+  ['apiGroup', 'kind', 'name'],
+);
 
 export interface LabelSelector {
   matchLabels?: Record<string, string>;
@@ -218,6 +254,12 @@ function defaultBinding(b: Binding): void {
   }
 }
 
+/** ClusterRoleBinding and RoleBinding have the same fields. */
+const BINDING_SCHEMA = {
+  subjects: t.array(subjectSchema, 'Who the role is granted to.'),
+  roleRef: roleRefSchema,
+};
+
 const common = {
   group: RBAC_GROUP,
   version: 'v1',
@@ -233,9 +275,13 @@ export const clusterRoleStrategy = defineStrategy({
   resource: 'clusterroles',
   singular: 'clusterrole',
   namespaced: false,
+  description: 'Cluster-level grouping of PolicyRules referenced as a unit by a RoleBinding or ClusterRoleBinding.',
   schema: {
-    rules: t.array(policyRuleSchema),
-    aggregationRule: t.object({ clusterRoleSelectors: t.array(labelSelectorSchema) }),
+    rules: t.array(policyRuleSchema, 'All policy rules.'),
+    aggregationRule: t.object(
+      { clusterRoleSelectors: t.array(labelSelectorSchema, 'If any selector matches a cluster role, its permissions are added.') },
+      'Optional. If set, rules are controller-managed and direct changes to rules are overwritten.',
+    ),
   },
   validate(o: ApiObject): FieldError[] {
     const cr = o as ClusterRole;
@@ -258,7 +304,9 @@ export const clusterRoleBindingStrategy = defineStrategy({
   namespaced: false,
   // Spec §4.2: deleting the collection of cluster role bindings answers with a Status.
   deleteCollectionResponse: 'status',
-  schema: { subjects: t.array(subjectSchema), roleRef: roleRefSchema },
+  description: 'Grants the permissions of a ClusterRole to subjects, in every namespace and on cluster-scoped objects.',
+  required: ['roleRef'],
+  schema: BINDING_SCHEMA,
   defaults: (o: ApiObject) => defaultBinding(o as Binding),
   validate: (o: ApiObject) => validateBinding(o as Binding, false),
   validateUpdate: (o: ApiObject, old: ApiObject) => validateBindingUpdate(o as Binding, old as Binding),
@@ -270,7 +318,8 @@ export const roleStrategy = defineStrategy({
   resource: 'roles',
   singular: 'role',
   namespaced: true,
-  schema: { rules: t.array(policyRuleSchema) },
+  description: 'Namespaced grouping of PolicyRules, referenced as a unit by a RoleBinding in the same namespace.',
+  schema: { rules: t.array(policyRuleSchema, 'All policy rules.') },
   validate: (o: ApiObject) => validateRules((o as ClusterRole).rules, true),
 });
 
@@ -280,7 +329,9 @@ export const roleBindingStrategy = defineStrategy({
   resource: 'rolebindings',
   singular: 'rolebinding',
   namespaced: true,
-  schema: { subjects: t.array(subjectSchema), roleRef: roleRefSchema },
+  description: "Grants the permissions of a Role (in the binding's namespace) or a ClusterRole (limited to that namespace) to subjects.",
+  required: ['roleRef'],
+  schema: BINDING_SCHEMA,
   defaults: (o: ApiObject) => defaultBinding(o as Binding),
   validate: (o: ApiObject) => validateBinding(o as Binding, true),
   validateUpdate: (o: ApiObject, old: ApiObject) => validateBindingUpdate(o as Binding, old as Binding),

@@ -123,16 +123,42 @@ export const resourceQuotaStrategy = defineStrategy({
   hasStatus: true,
   deleteResponse: 'object',
   patchStrategies: RESOURCE_QUOTA_PATCH_STRATEGIES,
+  description: 'Aggregate quota limits enforced per namespace, with observed usage.',
   schema: {
-    spec: t.object({
-      // Quantities: strings or JSON numbers, checked (and written back canonically) below.
-      hard: t.map(t.any()),
-      scopes: t.array(t.string()),
-      scopeSelector: t.object({
-        matchExpressions: t.array(t.object({ scopeName: t.string(), operator: t.string(), values: t.array(t.string()) })),
-      }),
-    }),
-    status: t.object({ hard: t.map(t.any()), used: t.map(t.any()) }),
+    spec: t.object(
+      {
+        // Quantities: strings or JSON numbers, checked (and written back canonically) below.
+        hard: t.map(t.any('A quantity.'), 'Desired hard limits per named resource.'),
+        scopes: t.array(t.string(), 'Filters that must match each object tracked by the quota. If unset, the quota matches all objects.'),
+        scopeSelector: t.object(
+          {
+            matchExpressions: t.array(
+              t.object(
+                {
+                  scopeName: t.string(
+                    '`BestEffort` (pods with best-effort quality of service), `CrossNamespacePodAffinity` (pods with cross-namespace pod affinity or anti-affinity), `NotBestEffort`, `NotTerminating` (pods whose spec.activeDeadlineSeconds is nil), `PriorityClass` (pods with a priority class mentioned), `Terminating` (pods with spec.activeDeadlineSeconds >= 0), `VolumeAttributesClass` (claims with a volume attributes class mentioned).',
+                  ),
+                  operator: t.string('`In`, `NotIn`, `Exists`, `DoesNotExist`.'),
+                  values: t.array(t.string(), 'Must be non-empty for `In` and `NotIn`; must be empty for `Exists` and `DoesNotExist`. Replaced (not merged) during a strategic merge patch.'),
+                },
+                'ScopedResourceSelectorRequirement: a scope name, an operator and the values it applies to.',
+                ['operator', 'scopeName'],
+              ),
+              'ScopedResourceSelectorRequirements; the requirements are ANDed.',
+            ),
+          },
+          'Filters expressed with operators. For an object to match, both scopes and scopeSelector (if set) must match.',
+        ),
+      },
+      'Desired quota.',
+    ),
+    status: t.object(
+      {
+        hard: t.map(t.any('A quantity.'), 'Enforced hard limits per named resource.'),
+        used: t.map(t.any('A quantity.'), 'Observed total usage in the namespace.'),
+      },
+      'Enforced limits and observed usage, written by the quota controller.',
+    ),
   },
 
   /** Quantities are stored as upstream serializes them: strings, canonical where upstream would be. */

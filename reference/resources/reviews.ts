@@ -10,31 +10,44 @@ import { defineStrategy, type ApiObject } from '../apiserver/strategy.js';
 export const AUTHENTICATION_GROUP = 'authentication.orch.io';
 export const AUTHORIZATION_GROUP = 'authorization.orch.io';
 
-const userInfoSchema = t.object({
-  username: t.string(),
-  uid: t.string(),
-  groups: t.array(t.string()),
-  extra: t.map(t.array(t.string())),
-});
+const userInfoSchema = t.object(
+  {
+    username: t.string('Name of the user.'),
+    uid: t.string('Unique identifier of the user, stable across name changes.'),
+    groups: t.array(t.string(), 'Groups the user belongs to.'),
+    extra: t.map(t.array(t.string()), 'Further information the authenticator provided, by key.'),
+  },
+  'Who a user is, as an authenticator sees them.',
+);
 
-const resourceAttributesSchema = t.object({
-  namespace: t.string(),
-  verb: t.string(),
-  group: t.string(),
-  version: t.string(),
-  resource: t.string(),
-  subresource: t.string(),
-  name: t.string(),
-});
+const resourceAttributesSchema = t.object(
+  {
+    namespace: t.string('Namespace of the request; empty for cluster-scoped resources or all namespaces.'),
+    verb: t.string('Verb of the request (get, list, create, ...; * for all).'),
+    group: t.string('API group of the resource (* for all).'),
+    version: t.string('API version of the resource (* for all).'),
+    resource: t.string('Resource (plural name; * for all).'),
+    subresource: t.string('Subresource, such as status; empty for the resource itself.'),
+    name: t.string('Name of the object; empty for all.'),
+  },
+  'The resource request whose authorization is asked about.',
+);
 
-const nonResourceAttributesSchema = t.object({ path: t.string(), verb: t.string() });
+const nonResourceAttributesSchema = t.object(
+  { path: t.string('URL path of the request.'), verb: t.string('HTTP verb of the request, lowercase.') },
+  'The non-resource request whose authorization is asked about.',
+);
 
-const accessReviewStatusSchema = t.object({
-  allowed: t.boolean(),
-  denied: t.boolean(),
-  reason: t.string(),
-  evaluationError: t.string(),
-});
+const accessReviewStatusSchema = t.object(
+  {
+    allowed: t.boolean('Whether the request is allowed.'),
+    denied: t.boolean('Whether the request is explicitly denied (a request neither allowed nor denied is not allowed either).'),
+    reason: t.string('Why the request is allowed or denied, when the authorizer says.'),
+    evaluationError: t.string('An error met while evaluating the request; the answer may still be right.'),
+  },
+  'The answer of the authorizer.',
+  ['allowed'],
+);
 
 /** What every review kind shares: cluster-scoped, create only, not stored. */
 const REVIEW = {
@@ -52,9 +65,25 @@ export const tokenReviewStrategy = defineStrategy({
   kind: 'TokenReview',
   resource: 'tokenreviews',
   singular: 'tokenreview',
+  description: 'Asks the server to authenticate a bearer token; the answer is the user it stands for.',
+  required: ['spec'],
   schema: {
-    spec: t.object({ token: t.string(), audiences: t.array(t.string()) }),
-    status: t.object({ authenticated: t.boolean(), user: userInfoSchema, audiences: t.array(t.string()), error: t.string() }),
+    spec: t.object(
+      {
+        token: t.string('The bearer token to authenticate.'),
+        audiences: t.array(t.string(), 'Audiences the token must be valid for; empty means the server\'s own.'),
+      },
+      'The token to review.',
+    ),
+    status: t.object(
+      {
+        authenticated: t.boolean('Whether the token is valid.'),
+        user: t.describe(userInfoSchema, 'The user the token stands for.'),
+        audiences: t.array(t.string(), 'Audiences, of those asked for, the token is valid for.'),
+        error: t.string('Why the token could not be authenticated.'),
+      },
+      'The result, computed by the server.',
+    ),
   },
   // Upstream validates nothing but the token's presence, which its REST storage answers with 400.
   validate: (): FieldError[] => [],
@@ -66,7 +95,10 @@ export const selfSubjectReviewStrategy = defineStrategy({
   kind: 'SelfSubjectReview',
   resource: 'selfsubjectreviews',
   singular: 'selfsubjectreview',
-  schema: { status: t.object({ userInfo: userInfoSchema }) },
+  description: 'Asks the server who the requester is: the answer carries the user the request was authenticated as.',
+  schema: {
+    status: t.object({ userInfo: t.describe(userInfoSchema, 'The requesting user.') }, 'The result, computed by the server.'),
+  },
   validate: (): FieldError[] => [],
 });
 
@@ -109,15 +141,20 @@ export const subjectAccessReviewStrategy = defineStrategy({
   kind: 'SubjectAccessReview',
   resource: 'subjectaccessreviews',
   singular: 'subjectaccessreview',
+  description: 'Asks whether a given user may perform a request.',
+  required: ['spec'],
   schema: {
-    spec: t.object({
-      resourceAttributes: resourceAttributesSchema,
-      nonResourceAttributes: nonResourceAttributesSchema,
-      user: t.string(),
-      groups: t.array(t.string()),
-      extra: t.map(t.array(t.string())),
-      uid: t.string(),
-    }),
+    spec: t.object(
+      {
+        resourceAttributes: resourceAttributesSchema,
+        nonResourceAttributes: nonResourceAttributesSchema,
+        user: t.string('The user asked about. At least one of user and groups.'),
+        groups: t.array(t.string(), 'Groups of the user asked about.'),
+        extra: t.map(t.array(t.string()), 'Further information about the user, by key.'),
+        uid: t.string('UID of the user asked about.'),
+      },
+      'The request and the user asked about; exactly one of resourceAttributes and nonResourceAttributes.',
+    ),
     status: accessReviewStatusSchema,
   },
   validate(o: ApiObject): FieldError[] {
@@ -134,8 +171,13 @@ export const selfSubjectAccessReviewStrategy = defineStrategy({
   kind: 'SelfSubjectAccessReview',
   resource: 'selfsubjectaccessreviews',
   singular: 'selfsubjectaccessreview',
+  description: 'Asks whether the requester may perform a request.',
+  required: ['spec'],
   schema: {
-    spec: t.object({ resourceAttributes: resourceAttributesSchema, nonResourceAttributes: nonResourceAttributesSchema }),
+    spec: t.object(
+      { resourceAttributes: resourceAttributesSchema, nonResourceAttributes: nonResourceAttributesSchema },
+      'The request asked about; exactly one of resourceAttributes and nonResourceAttributes.',
+    ),
     status: accessReviewStatusSchema,
   },
   validate: (o: ApiObject): FieldError[] => [...attributesErrors(specOf(o)), ...metadataErrors(o)],
@@ -147,14 +189,42 @@ export const selfSubjectRulesReviewStrategy = defineStrategy({
   kind: 'SelfSubjectRulesReview',
   resource: 'selfsubjectrulesreviews',
   singular: 'selfsubjectrulesreview',
+  description: 'Asks which actions the requester may perform in a namespace.',
+  required: ['spec'],
   schema: {
-    spec: t.object({ namespace: t.string() }),
-    status: t.object({
-      resourceRules: t.array(t.object({ verbs: t.array(t.string()), apiGroups: t.array(t.string()), resources: t.array(t.string()), resourceNames: t.array(t.string()) })),
-      nonResourceRules: t.array(t.object({ verbs: t.array(t.string()), nonResourceURLs: t.array(t.string()) })),
-      incomplete: t.boolean(),
-      evaluationError: t.string(),
-    }),
+    spec: t.object({ namespace: t.string('Namespace to list the rules of.') }, 'The namespace asked about.'),
+    status: t.object(
+      {
+        resourceRules: t.array(
+          t.object(
+            {
+              verbs: t.array(t.string(), 'Verbs allowed (* for all).'),
+              apiGroups: t.array(t.string(), 'API groups of the resources (* for all).'),
+              resources: t.array(t.string(), 'Resources (* for all).'),
+              resourceNames: t.array(t.string(), 'Names the rule is limited to; empty for all.'),
+            },
+            'Actions allowed on resources.',
+            ['verbs'],
+          ),
+          'What the requester may do with resources in the namespace.',
+        ),
+        nonResourceRules: t.array(
+          t.object(
+            {
+              verbs: t.array(t.string(), 'Verbs allowed (* for all).'),
+              nonResourceURLs: t.array(t.string(), 'URL paths; a trailing * matches a prefix.'),
+            },
+            'Actions allowed on non-resource URLs.',
+            ['verbs'],
+          ),
+          'What the requester may do with non-resource URLs.',
+        ),
+        incomplete: t.boolean('True when the list is incomplete, for instance because an authorizer cannot enumerate its rules.'),
+        evaluationError: t.string('An error met while listing the rules.'),
+      },
+      'The rules, computed by the server.',
+      ['resourceRules', 'nonResourceRules', 'incomplete'],
+    ),
   },
   // Upstream's REST storage answers a missing namespace with 400 (reviews.ts); nothing else is checked.
   validate: (): FieldError[] => [],

@@ -43,17 +43,37 @@ export const storageClassStrategy = defineStrategy({
   namespaced: false,
   hasStatus: false,
   deleteResponse: 'object',
+  description: 'Parameters of a class of storage for which persistent volumes are dynamically provisioned. Cluster-scoped.',
+  required: ['provisioner'],
   schema: {
-    provisioner: t.string(),
-    parameters: t.map(t.string()),
-    reclaimPolicy: t.string(),
-    mountOptions: t.array(t.string()),
-    allowVolumeExpansion: t.boolean(),
-    volumeBindingMode: t.string(),
+    provisioner: t.string('Type of the provisioner.'),
+    parameters: t.map(t.string(), 'Parameters passed to the provisioner.'),
+    reclaimPolicy: t.string(
+      'Reclaim policy of dynamically provisioned volumes. Default `Delete`. Allowed: `Delete` (volume deleted on release from its claim; plugin must support deletion), `Recycle` (volume recycled into the pool of unbound volumes; plugin must support recycling), `Retain` (volume left in phase Released for manual reclamation).',
+    ),
+    mountOptions: t.array(t.string(), 'Mount options of provisioned volumes. Not validated; mounting simply fails if an option is invalid.'),
+    allowVolumeExpansion: t.boolean('Whether volumes of this class may be expanded.'),
+    volumeBindingMode: t.string(
+      'Default `Immediate`. Allowed: `Immediate` (claims provisioned and bound at once), `WaitForFirstConsumer` (provisioning and binding wait until the first pod referencing the claim is created; happens during pod scheduling). Honored only when the VolumeScheduling feature is enabled.',
+    ),
     allowedTopologies: t.array(
-      t.object({
-        matchLabelExpressions: t.array(t.object({ key: t.string(), values: t.array(t.string()) })),
-      }),
+      t.object(
+        {
+          matchLabelExpressions: t.array(
+            t.object(
+              {
+                key: t.string('Label key.'),
+                values: t.array(t.string(), 'One value must match the label; entries are ORed.'),
+              },
+              'TopologySelectorLabelRequirement: a label key and the values that match it.',
+              ['key', 'values'],
+            ),
+            'Requirements of the term; they are ANDed.',
+          ),
+        },
+        'TopologySelectorTerm: requirements within a term are ANDed. A null or empty term matches no objects. Alpha, may change.',
+      ),
+      'Restricts node topologies where volumes may be provisioned. An empty list means no restriction. Honored only when VolumeScheduling is enabled.',
     ),
   },
 

@@ -48,9 +48,31 @@ export const storageVersionMigrationStrategy = defineStrategy({
   // Only spec changes bump metadata.generation.
   specFields: ['spec'],
   patchStrategies: STORAGE_VERSION_MIGRATION_PATCH_STRATEGIES,
+  description: 'A request to migrate stored data of one resource to the latest storage version. Cluster-scoped.',
   schema: {
-    spec: t.object({ resource: t.object({ group: t.string(), resource: t.string() }) }),
-    status: t.object({ conditions: t.array(conditionSchema), resourceVersion: t.string() }),
+    spec: t.object(
+      {
+        resource: t.object(
+          {
+            group: t.string('API group of the resource; empty for the core group.'),
+            resource: t.string('Plural name of the resource (such as storageclasses).'),
+          },
+          'Resource being migrated; the migrator sends requests to the endpoint serving it. Immutable.',
+          ['resource'],
+        ),
+      },
+      'What to migrate.',
+      ['resource'],
+    ),
+    status: t.object(
+      {
+        conditions: t.array(conditionSchema, 'Latest observations of the migration state. Patch strategy: merge on key `type`.'),
+        resourceVersion: t.string(
+          'Resource version compared with the garbage-collection cache when performing the migration; it is the current resource version of the group, version and resource when the controller manager first observes the migration.',
+        ),
+      },
+      'Progress of the migration, written by the migration controller.',
+    ),
   },
 
   validate(o: ApiObject): FieldError[] {

@@ -31,11 +31,13 @@ import { limitsAndSetsCases } from './4.3-limits-and-sets.js';
 import { messageCases } from './7-messages.js';
 import { authenticationCases } from './5-authentication.js';
 import { schedulingCases } from './3.2-scheduling.js';
+import { fieldShapeCases } from './2-field-shapes.js';
 // <<imports>>
 
 export const controlPlaneCases: Case[] = [
   ...commonShapeCases,
   ...typeAndNamespaceCases,
+  ...fieldShapeCases,
   ...storageClassCases,
   ...evictionRequestCases,
   ...evictionCases,

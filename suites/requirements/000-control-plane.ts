@@ -137,6 +137,16 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     doc: '000', section: '2.1', sectionTitle: 'Common shape', level: 'SHOULD', source: 'ground-truth',
     text: 'metadata.managedFields entries are `{manager, operation: Apply|Update, apiVersion, time, fieldsType: "FieldsV1", fieldsV1, subresource}`; fieldsV1 keys are `f:<field>`, `k:<json key>` for keyed list items, `v:<json>` for set items, and `.` for the element itself.',
   },
+  {
+    id: '000-2.1-field-types',
+    doc: '000', section: '2.1', sectionTitle: 'Common shape', level: 'MUST', source: 'spec',
+    text: 'Every object the server returns (the answer to a write, a read, a list item, the object of a watch event) has `apiVersion` and `kind` as strings and `metadata` as an object (ObjectMeta); every `<Kind>List` has `apiVersion` and `kind` strings, `metadata` an object (ListMeta) and `items`, present, an array of the resource.',
+  },
+  {
+    id: '000-2.1-not-shown-field-types',
+    doc: '000', section: '2.1', sectionTitle: 'Common shape', level: 'SHOULD', source: 'ground-truth',
+    text: 'Fields whose types the spec leaves "not shown" have upstream\'s JSON types in every object the server returns: ObjectMeta (`name`, `generateName`, `namespace`, `selfLink`, `uid`, `resourceVersion`, `creationTimestamp`, `deletionTimestamp`: strings; `generation`, `deletionGracePeriodSeconds`: integers; `labels`, `annotations`: maps of strings; `ownerReferences`, `finalizers`, `managedFields`: arrays), ListMeta (`resourceVersion`, `continue`, `selfLink`: strings; `remainingItemCount`: integer), Condition (`type`, `status`, `lastTransitionTime`, `reason`, `message`: strings; `observedGeneration`: integer), Time, MicroTime and quantities as strings, and the fields of the other named types the spec does not show (GroupResource, ObjectReference, EventSource, PolicyRule, LabelSelector, PodGroupResourceClaimStatus; StorageClass `parameters` values are strings).',
+  },
 
   // ---------------------------------------------------------------- 2.2 StorageClass
   {
@@ -234,6 +244,11 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     doc: '000', section: '2.2', sectionTitle: 'StorageClass', level: 'MUST', source: 'spec',
     text: 'TopologySelectorLabelRequirement `values`: one value must match the label; entries are ORed.',
   },
+  {
+    id: '000-2.2-field-types',
+    doc: '000', section: '2.2', sectionTitle: 'StorageClass', level: 'MUST', source: 'spec',
+    text: 'Every StorageClass the server returns has the types of §2.2: `provisioner` a string, present (required); `parameters` an object (map); `reclaimPolicy` and `volumeBindingMode` strings; `allowVolumeExpansion` a boolean; `allowedTopologies` an array of TopologySelectorTerm (`matchLabelExpressions`: an array of TopologySelectorLabelRequirement, whose `key` is a string and `values` an array of strings, both required); `mountOptions` an array of strings.',
+  },
 
   // ---------------------------------------------------------------- 2.3 StorageVersionMigration
   {
@@ -311,6 +326,11 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.3-status-resource-version-set-once',
     doc: '000', section: '2.3', sectionTitle: 'StorageVersionMigration', level: 'SHOULD', source: 'ground-truth',
     text: 'StorageVersionMigration `status.resourceVersion` cannot change once set.',
+  },
+  {
+    id: '000-2.3-field-types',
+    doc: '000', section: '2.3', sectionTitle: 'StorageVersionMigration', level: 'MUST', source: 'spec',
+    text: 'Every StorageVersionMigration the server returns has the types of §2.3: `spec.resource` a GroupResource (an object), required; `status.conditions` an array of Condition (objects); `status.resourceVersion` a string.',
   },
 
   // ---------------------------------------------------------------- 2.4 ResourceQuota
@@ -478,6 +498,11 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'MUST', source: 'spec',
     text: 'ScopedResourceSelectorRequirement `values` is replaced (not merged) during a strategic merge patch.',
   },
+  {
+    id: '000-2.4-field-types',
+    doc: '000', section: '2.4', sectionTitle: 'ResourceQuota', level: 'MUST', source: 'spec',
+    text: 'Every ResourceQuota the server returns has the types of §2.4: `spec.hard` an object (map of resource name to quantity); `spec.scopes` an array of strings; `spec.scopeSelector` an object whose `matchExpressions` is an array of ScopedResourceSelectorRequirement (`operator` and `scopeName` strings, required; `values` an array of strings); `status.hard` and `status.used` objects.',
+  },
 
   // ---------------------------------------------------------------- 2.5 EvictionRequest
   {
@@ -619,6 +644,11 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'SHOULD', source: 'ground-truth',
     text: 'An EvictionRequest whose target cannot be evicted gets `Failed=True`, reason `EvictionInvalid`, and `TargetEvicted=False`, reason `EvictionFailed`, from the controller; the message says why: `Target pod not found.`, `Target pod UID mismatch: expected <uid>, got <uid>.` (both only while no Eviction exists for the target), `Target pod references a SchedulingGroup. Eviction is currently not supported.` (upstream pkg/controller/evictionrequest).',
     surface: 'controllers',
+  },
+  {
+    id: '000-2.5-field-types',
+    doc: '000', section: '2.5', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
+    text: 'Every EvictionRequest the server returns has the types of §2.5: `spec` an object, required, with `intent` and `requester` strings and `target` an object (all three required); `spec.target.pod` an object with `name` and `uid` strings (required); `status.conditions` an array of Condition (objects); `status.observedGeneration` an integer.',
   },
 
   // ---------------------------------------------------------------- 2.6 PodGroup
@@ -950,6 +980,11 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     surface: 'controllers',
     text: 'A pod whose `spec.schedulingGroup.podGroupName` names a PodGroup that does not exist stays unschedulable (`PodScheduled=False`, reason `Unschedulable`, message `waiting for pod\'s pod group "<name>" to appear in scheduling queue`) and is scheduled once the PodGroup is created.',
   },
+  {
+    id: '000-2.6-field-types',
+    doc: '000', section: '2.6', sectionTitle: 'PodGroup', level: 'MUST', source: 'spec',
+    text: 'Every PodGroup the server returns has the types of §2.6: `spec` an object, required; `spec.schedulingPolicy` an object, required, with `basic` and `gang` objects and `gang.minCount` an integer (required); `spec.disruptionMode` an object with `all` and `single` objects; `spec.parentCompositePodGroupName`, `spec.preemptionPolicy` and `spec.priorityClassName` strings; `spec.priority` an integer; `spec.resourceClaims` an array of PodGroupResourceClaim (`name`, required, `resourceClaimName` and `resourceClaimTemplateName`: strings); `spec.schedulingConstraints.topology` an array of TopologyConstraint (`key` a string, required); `spec.workloadRef` an object with `templateName` and `workloadName` strings (required); `status.conditions` and `status.resourceClaimStatuses` arrays of objects.',
+  },
 
   // ---------------------------------------------------------------- 2.7 Event
   {
@@ -1077,6 +1112,11 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     doc: '000', section: '2.7', sectionTitle: 'Event', level: 'SHOULD', source: 'spec',
     text: 'Events have limited retention; their reasons, triggers and messages may evolve.',
   },
+  {
+    id: '000-2.7-field-types',
+    doc: '000', section: '2.7', sectionTitle: 'Event', level: 'MUST', source: 'spec',
+    text: 'Every Event the server returns has the types of §2.7: `eventTime` (MicroTime) present (required); `action`, `reason`, `note`, `type`, `reportingController` and `reportingInstance` strings; `regarding` and `related` ObjectReferences (objects); `series` an object with `count`, an integer, and `lastObservedTime` (MicroTime), both required; `deprecatedCount` an integer; `deprecatedSource` an EventSource (an object).',
+  },
 
   // ---------------------------------------------------------------- 2.8 Role-based access objects
   {
@@ -1193,6 +1233,16 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-2.8-delete-returns-status',
     doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'SHOULD', source: 'ground-truth',
     text: "Deleting a single ClusterRole, ClusterRoleBinding, Role or RoleBinding answers with a Success Status (upstream's RBAC registries do not return the deleted object).",
+  },
+  {
+    id: '000-2.8-cluster-role-field-types',
+    doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'MUST', source: 'spec',
+    text: 'Every ClusterRole the server returns has the types of §2.8: `rules` an array of PolicyRule (objects); `aggregationRule` an object whose `clusterRoleSelectors` is an array of LabelSelector (objects).',
+  },
+  {
+    id: '000-2.8-not-shown-field-types',
+    doc: '000', section: '2.8', sectionTitle: 'Role-based access objects', level: 'SHOULD', source: 'ground-truth',
+    text: 'The fields of ClusterRoleBinding, Role and RoleBinding (not shown) have upstream\'s types in every object the server returns: `rules` an array of PolicyRule (`verbs`, `apiGroups`, `resources`, `resourceNames`, `nonResourceURLs`: arrays of strings); `subjects` an array of Subject (`kind`, `apiGroup`, `name`, `namespace`: strings); `roleRef` an object with `apiGroup`, `kind` and `name` strings.',
   },
 
   // ---------------------------------------------------------------- 3.1 EvictionRequest states

@@ -18,6 +18,7 @@ import { surfaceBreakages } from './surface.js';
 import { apiRowsBreakages } from './api-rows.js';
 import { authBreakages } from './auth.js';
 import { nodeLifecycleApiBreakages } from './node-lifecycle-api.js';
+import { shapeBreakages } from './shapes.js';
 // <<imports>>
 
 export const BREAKAGES: Record<string, Breakage> = {
@@ -39,5 +40,6 @@ export const BREAKAGES: Record<string, Breakage> = {
   ...apiRowsBreakages,
   ...authBreakages,
   ...nodeLifecycleApiBreakages,
+  ...shapeBreakages,
   // <<breakages>>
 };

@@ -14,6 +14,7 @@ import { startReference } from '../../reference/server.js';
 import { REFERENCE_RESOURCES } from '../../reference/resources/index.js';
 import type { ResourceStrategy } from '../../reference/apiserver/strategy.js';
 import { yaml } from '../../reference/packages.js';
+import { decodeObject, decodeWatchFrames, encodeObject } from '../../reference/apiserver/protobuf/codec.js';
 import { propertyRuns } from '../helpers/property.js';
 import { ALL_GATES_ON, fakeContext, sampleOf } from './samples.js';
 
@@ -39,6 +40,8 @@ const prefixOf = (s: ResourceStrategy): string => (s.group ? `/apis/${s.group}/$
 const apiVersionOf = (s: Pick<ResourceStrategy, 'group' | 'version'>): string => (s.group ? `${s.group}/${s.version}` : s.version);
 
 const KINDS = REFERENCE_RESOURCES.map((s) => ({ s, sample: sampleOf(s), prefix: prefixOf(s) }));
+
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 // ------------------------------------------------------------------------------ request plans
 
@@ -206,6 +209,8 @@ const body: fc.Arbitrary<Body> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ t: 'none' as const }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('json' as const), value: fc.jsonValue({ maxDepth: 4 }) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('bytes' as const), bytes: fc.uint8Array({ maxLength: 64 }) }) },
+  // Past protobuf's magic: the envelope and what it holds.
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('bytes' as const), bytes: fc.uint8Array({ maxLength: 64 }).map((b) => Uint8Array.from([0x6b, 0x38, 0x73, 0x00, ...b])) }) },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -253,8 +258,8 @@ const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+jso
 const header = (good: readonly string[], bad: readonly string[]): fc.Arbitrary<string | null> =>
   fc.oneof({ weight: 5, arbitrary: fc.constant(null) }, { weight: 4, arbitrary: fc.constantFrom(...good) }, { weight: 1, arbitrary: fc.constantFrom(...bad) });
 const contentType = header(
-  ['application/json', 'application/yaml', 'application/json; charset=utf-8', 'application/yaml;charset=utf-8'],
-  ['application/vnd.kubernetes.protobuf', 'text/plain', '', 'application/json;;', 'garbage', 'application/', ...PATCH_TYPES],
+  ['application/json', 'application/yaml', 'application/json; charset=utf-8', 'application/yaml;charset=utf-8', PROTOBUF],
+  ['text/plain', '', 'application/json;;', 'garbage', 'application/', ...PATCH_TYPES],
 );
 const accept = header(
   ['application/json', 'application/yaml', '*/*', '', 'application/json;as=Table;v=v1;g=meta.k8s.io, application/json', 'application/vnd.kubernetes.protobuf, application/json', 'application/json;pretty=1', 'application/yaml;q=0.5, application/json;q=0.4', 'application/*'],
@@ -463,6 +468,9 @@ function renderBody(p: Plan, method: string, kind: Pick<ResourceStrategy, 'group
         value = obj;
       }
       const format = b.as === 'auto' ? (contentType?.includes('yaml') ? 'yaml' : 'json') : b.as;
+      // In protobuf where the body's kind has a message (the sample's own markers are left to the encoder).
+      const pb = contentType === PROTOBUF && format !== 'yaml' ? encodeObject(value) : undefined;
+      if (pb) return format === 'truncated' ? pb.subarray(0, Math.floor(pb.length * b.cut)) : pb;
       if (format === 'yaml') return toYaml(value);
       const json = toJson(value);
       return format === 'truncated' ? json.slice(0, Math.floor(json.length * b.cut)) : json;
@@ -544,12 +552,26 @@ const plainTextError = (path: string, status: number): boolean => /^\/(healthz|l
 
 /** The body of a non-streamed answer, in its format (errors are written in the negotiated one, as upstream's); undefined if unreadable. */
 function parsed(reply: Reply): any {
+  if (String(reply.headers['content-type'] ?? '').startsWith(PROTOBUF)) {
+    try {
+      return decodeObject(reply.body, { apiVersion: 'v1', kind: 'Status' });
+    } catch {
+      return undefined;
+    }
+  }
   const text = reply.body.toString('utf8');
   try {
     return String(reply.headers['content-type'] ?? '').startsWith('application/yaml') ? yaml().parse(text) : JSON.parse(text);
   } catch {
     return undefined;
   }
+}
+
+/** The whole frames at the start of a protobuf watch stream (4-byte big-endian length, then the message). */
+function wholeFrames(body: Buffer): Buffer {
+  let pos = 0;
+  while (pos + 4 <= body.length && pos + 4 + body.readUInt32BE(pos) <= body.length) pos += 4 + body.readUInt32BE(pos);
+  return body.subarray(0, pos);
 }
 
 /**
@@ -566,8 +588,10 @@ function tooLargeResourceVersion(reply: Reply): boolean {
 function problem(r: Sent, reply: Reply): string | undefined {
   if (reply.status >= 500 && !tooLargeResourceVersion(reply)) return `HTTP ${reply.status}`;
   if (isStream(r, reply.status, reply.headers)) {
-    // Complete lines only: the client hung up mid-stream.
-    const events = reply.body.toString('utf8').split('\n').slice(0, -1).map((line) => JSON.parse(line));
+    // Complete lines (or protobuf frames) only: the client hung up mid-stream.
+    const events: any[] = String(reply.headers['content-type'] ?? '').startsWith(PROTOBUF)
+      ? decodeWatchFrames(wholeFrames(reply.body), { apiVersion: 'v1', kind: 'Status' })
+      : reply.body.toString('utf8').split('\n').slice(0, -1).map((line) => JSON.parse(line));
     const error = events.find((ev) => ev.type === 'ERROR');
     if (error && !(error.object?.code < 500)) return `watch ERROR event ${JSON.stringify(error).slice(0, 300)}`;
     // Every watch here lasts a second at least (timeoutSeconds 1, or more, or the default); only
