@@ -53,6 +53,7 @@ import { aggregatedContentType, aggregatedDiscovery, aggregatedWanted } from './
 import { hasMessage, PROTOBUF_STREAM_MEDIA_TYPE, servesProtobuf } from './protobuf/kinds.js';
 import { encodeWatchFrame } from './protobuf/codec.js';
 import { sendProtobuf } from './protobuf/respond.js';
+import { jsonText } from './served-json.js';
 import { convertList, convertObject, watchConverter } from './table/convert.js';
 
 /** Verbs this handler implements; discovery advertises only these. */
@@ -488,7 +489,7 @@ export class ApiHandler {
       },
       {
         event: (ev: WatchEvent) => {
-          const line = frame ? frame(ev) : JSON.stringify(convert ? convert(ev) : ev) + '\n';
+          const line = frame ? frame(ev) : convert ? JSON.stringify(convert(ev)) + '\n' : eventLine(ev);
           if (pending) pending.push(line);
           else active?.write(line);
         },
@@ -555,7 +556,7 @@ export class ApiHandler {
     const fmt = ctx.output ?? { type: 'json', pretty: false };
     if (fmt.type === 'protobuf' && sendProtobuf(res, code, body, headers)) return;
     const pretty = ctx.pretty || fmt.pretty;
-    const text = fmt.type === 'yaml' ? yaml().stringify(body) : (pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body)) + '\n';
+    const text = fmt.type === 'yaml' ? yaml().stringify(body) : (pretty ? JSON.stringify(body, null, 2) : jsonText(body)) + '\n';
     res.writeHead(code, {
       ...headers,
       'Content-Type': fmt.type === 'yaml' ? 'application/yaml' : 'application/json',
@@ -592,9 +593,16 @@ export class ApiHandler {
   }
 }
 
+/** A watch event as a JSON line: what JSON.stringify(ev) gives, the object's text made once when shared. */
+function eventLine(ev: WatchEvent): string {
+  return `{"type":${JSON.stringify(ev.type)},"object":${jsonText(ev.object)}}\n`;
+}
+
 /** One open watch stream: its timeout, client-disconnect cleanup and slow-reader protection. */
 class ActiveWatch {
   private done = false;
+  /** Events written this turn of the event loop, not yet flushed. */
+  private queued: Array<string | Buffer> = [];
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -611,9 +619,22 @@ class ActiveWatch {
     res.on('close', () => this.cleanup());
   }
 
+  /**
+   * Events written in one turn of the event loop go out as one write, after the turn's I/O: under a
+   * burst of writes a watcher gets one chunk (one syscall) per turn instead of one per event, and
+   * no event waits longer than the turn.
+   */
   write(chunk: string | Buffer): void {
     if (this.done) return;
-    this.res.write(chunk);
+    this.queued.push(chunk);
+    if (this.queued.length === 1) setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    if (this.done || this.queued.length === 0) return;
+    const chunks = this.queued;
+    this.queued = [];
+    this.res.write(chunks.length === 1 ? chunks[0]! : chunks.every((c) => typeof c === 'string') ? chunks.join('') : Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))));
     if (this.res.writableLength > MAX_WATCH_BUFFER_BYTES) {
       this.cleanup();
       this.res.destroy();
@@ -621,6 +642,8 @@ class ActiveWatch {
   }
 
   end(): void {
+    if (this.done) return;
+    this.flush();
     if (this.done) return;
     this.cleanup();
     this.res.end();

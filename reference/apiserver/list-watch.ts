@@ -23,6 +23,11 @@ export interface CollectionView {
   /** Storage prefix of the collection (all namespaces, or one). */
   readonly prefix: string;
   decode(kv: KeyValue): ApiObject;
+  /**
+   * decode, for a watch event's value: may answer an object shared with the write and the other
+   * watchers of the event, so a watch sink must not change the objects it is given.
+   */
+  decodeEvent?(kv: KeyValue): ApiObject;
 }
 
 export interface PageOptions {
@@ -209,7 +214,10 @@ export async function watchCollection(view: CollectionView, from: number, opts: 
  * revision), staying MODIFIED, neither nothing.
  */
 function translate(view: CollectionView, ev: StorageEvent, selected: ((o: ApiObject) => boolean) | undefined): WatchEvent | undefined {
-  const at = (value: string): ApiObject => view.decode({ key: ev.key, value, createRevision: 0, modRevision: ev.revision });
+  const at = (value: string): ApiObject => {
+    const kv = { key: ev.key, value, createRevision: 0, modRevision: ev.revision };
+    return view.decodeEvent ? view.decodeEvent(kv) : view.decode(kv);
+  };
   if (!selected) {
     // DELETED carries the last stored state at the revision of the delete, as upstream.
     return { type: ev.type, object: at(ev.type === 'DELETED' ? ev.prevValue! : ev.value!) };

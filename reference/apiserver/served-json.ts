@@ -22,3 +22,22 @@ export class ServedJsonCache {
     return text;
   }
 }
+
+/**
+ * The JSON text of objects a write hands both to its caller and to the collection's watchers
+ * (store.ts marks them): made once, for the answer and every watcher's event alike. Such objects
+ * are final once marked: nothing may change them afterwards.
+ */
+const sharedText = new WeakMap<object, string | undefined>();
+
+export function markShared(obj: object): void {
+  if (!sharedText.has(obj)) sharedText.set(obj, undefined);
+}
+
+/** JSON.stringify(obj), made once for a shared object. */
+export function jsonText(obj: unknown): string {
+  if (typeof obj !== 'object' || obj === null || !sharedText.has(obj)) return JSON.stringify(obj);
+  let text = sharedText.get(obj);
+  if (text === undefined) sharedText.set(obj, (text = JSON.stringify(obj)));
+  return text;
+}

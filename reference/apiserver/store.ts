@@ -19,7 +19,7 @@ import { resolveStrategy, type ApiObject, type ResolvedStrategy, type ResourceSt
 import { isStorageError, StorageError, type KeyValue, type Storage, type WatchHandle } from '../storage/types.js';
 import { FeatureGates } from '../features.js';
 import { recordWrite, type FieldOwner } from './managed-fields.js';
-import { ServedJsonCache } from './served-json.js';
+import { markShared, ServedJsonCache } from './served-json.js';
 import { nowRFC3339 } from './now.js';
 import { readPage, watchCollection, type CollectionView, type CollectionWatchOptions, type ObjectPredicate } from './list-watch.js';
 import { checkDeletePreconditions, corruptObject, garbageCollectionFinalizers, markAsDeleting, notCorruptError } from './delete-options.js';
@@ -181,6 +181,7 @@ export class ResourceStore {
    */
   garbageCollection = true;
   private readonly servedJson = new ServedJsonCache();
+  private writing: { readonly key: string; readonly text: string; readonly object: ApiObject } | undefined;
 
   constructor(opts: StoreOptions) {
     this.strategy = resolveStrategy(opts.strategy);
@@ -241,7 +242,8 @@ export class ResourceStore {
       try {
         if (opts.dryRun) return { object: await this.wouldCreate(this.key(namespace, meta.name!), obj), unknownFields };
         const stored = this.encodeObject(obj);
-        const kv = await this.storage.create(this.key(namespace, meta.name!), stored.text);
+        const key = this.key(namespace, meta.name!);
+        const kv = await this.whileWriting(key, stored, () => this.storage.create(key, stored.text));
         return { object: served(stored.ordered, kv), unknownFields };
       } catch (err) {
         if (!isStorageError(err, 'KeyExists')) throw err;
@@ -353,7 +355,7 @@ export class ResourceStore {
           return { object: this.decode(kv), unknownFields, created: false };
         }
         const stored = this.encodeObject(next);
-        const kv = await this.storage.update(key, stored.text, current.modRevision);
+        const kv = await this.whileWriting(key, stored, () => this.storage.update(key, stored.text, current.modRevision));
         return { object: served(stored.ordered, kv), unknownFields, created: false };
       } catch (err) {
         if (!isStorageError(err, 'Conflict') && !isStorageError(err, 'KeyNotFound')) throw err;
@@ -504,7 +506,36 @@ export class ResourceStore {
 
   /** The collection (all namespaces, or one) as list-watch.ts reads it. */
   private collection(namespace: string | undefined): CollectionView {
-    return { storage: this.storage, strategy: this.strategy, prefix: this.keyPrefix(namespace), decode: (kv) => this.decode(kv) };
+    return {
+      storage: this.storage,
+      strategy: this.strategy,
+      prefix: this.keyPrefix(namespace),
+      decode: (kv) => this.decode(kv),
+      decodeEvent: (kv) => this.written(kv) ?? this.decode(kv),
+    };
+  }
+
+  /**
+   * Starts a storage write of `stored`. A storage that tells its watchers inside the write (the
+   * memory storage) has them read the object just encoded instead of parsing the value back, once
+   * per watcher; a storage that tells them later has them decode as usual.
+   */
+  private whileWriting(key: string, stored: { ordered: ApiObject; text: string }, write: () => Promise<KeyValue>): Promise<KeyValue> {
+    this.writing = { key, text: stored.text, object: stored.ordered };
+    try {
+      return write();
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  /** The object being written, if `kv` is its value: shared by every watcher (sinks must not change it). */
+  private written(kv: KeyValue): ApiObject | undefined {
+    const w = this.writing;
+    if (!w || w.key !== kv.key || w.text !== kv.value) return undefined;
+    w.object.metadata.resourceVersion = String(kv.modRevision);
+    markShared(w.object);
+    return w.object;
   }
 
   /** A dry-run create: the object as it would be stored (no resourceVersion: nothing was written). */

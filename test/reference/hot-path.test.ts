@@ -1,11 +1,13 @@
 // The request hot path's shortcuts must never show a stale or misordered object: the remembered
-// GET text (served-json.ts) follows every write, and the memory storage's lazily merged key index
-// lists in key order whatever the mix of creates, deletes and compaction.
+// GET text (served-json.ts) follows every write; watchers, who share the object a write just
+// encoded, see exactly what the write answered, and a burst of writes (flushed once per turn of the
+// event loop) reaches them whole and in order; the memory storage's lazily merged key index lists in
+// key order whatever the mix of creates, deletes and compaction.
 import t from 'tap';
 import fc from 'fast-check';
 import { ServedJsonCache } from '../../reference/apiserver/served-json.js';
 import { MemoryStorage } from '../../reference/storage/memory.js';
-import { call, startTestServer } from './helpers.js';
+import { call, sc, startTestServer, WatchReader } from './helpers.js';
 
 const SC = '/apis/storage.orch.io/v1/storageclasses';
 
@@ -44,6 +46,28 @@ t.test('a plain JSON GET follows every write of the object', async (t) => {
   t.same(got.body, patched.body, 'the same object as the write answered');
   t.equal((await call(srv.url, 'DELETE', `${SC}/hot`)).status, 200);
   t.equal((await call(srv.url, 'GET', `${SC}/hot`)).status, 404, 'gone after delete');
+});
+
+t.test('watchers see what each write answered, a burst whole and in order', async (t) => {
+  const srv = await startTestServer(t);
+  const watchers = await Promise.all([0, 1, 2].map(() => WatchReader.open(`${srv.url}${SC}?watch=true`)));
+  t.teardown(() => watchers.forEach((w) => w.close()));
+  // Selectors see the shared object too: one that matches, one that never does.
+  const selected = await WatchReader.open(`${srv.url}${SC}?watch=true&labelSelector=burst%3Dyes`);
+  const unselected = await WatchReader.open(`${srv.url}${SC}?watch=true&labelSelector=burst%3Dno`);
+  t.teardown(() => [selected, unselected].forEach((w) => w.close()));
+  const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => call(srv.url, 'POST', SC, sc(`burst-${i}`, { metadata: { name: `burst-${i}`, labels: { burst: 'yes' } } }))));
+  t.ok(answers.every((a) => a.status === 201), 'all created');
+  const updated = await call(srv.url, 'PUT', `${SC}/burst-0`, { ...answers[0]!.body, metadata: { ...answers[0]!.body.metadata, annotations: { changed: 'yes' } } });
+  t.equal(updated.status, 200);
+  const written = [...answers.map((a) => a.body), updated.body].sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion));
+  for (const w of [...watchers, selected]) {
+    const seen = [];
+    for (let i = 0; i < written.length; i++) seen.push((await w.next(5000))!);
+    t.same(seen.map((e) => e.type), [...written.slice(0, -1).map(() => 'ADDED'), 'MODIFIED'], 'ADDED for each create, MODIFIED for the update');
+    t.same(seen.map((e) => e.object), written, 'each event carries exactly what its write answered, in revision order');
+  }
+  await t.rejects(unselected.next(300), /timed out/, 'a selector that matches none gets nothing');
 });
 
 t.test('memory storage lists in key order across creates, deletes and compaction', async () => {
