@@ -88,7 +88,9 @@ export function applyConfig(input: ApplyInput): ApiObject {
   let merged: Record<string, unknown>;
   try {
     configSet = toFieldSet(config, type).filter(keep);
-    merged = mergeValue(structuredClone(live), structuredClone(config), type, []) as Record<string, unknown>;
+    // No copies: the merge builds new objects and arrays wherever it changes one and never writes
+    // into its inputs, so the result may share the untouched parts of both (neither is written later).
+    merged = mergeValue(live, config, type, []) as Record<string, unknown>;
   } catch (err) {
     if (err instanceof FieldSetError) throw typedPatchError(input, err.message);
     throw err;
