@@ -15,3 +15,5 @@ export function onFirstUse<T>(load: () => T): () => T {
 export const yaml = onFirstUse(() => require('yaml') as typeof import('yaml'));
 export const jsonPatch = onFirstUse(() => require('fast-json-patch') as typeof import('fast-json-patch'));
 export const protobuf = onFirstUse(() => require('protobufjs') as typeof import('protobufjs'));
+/** The etcd v3 client: only `serve --storage etcd` needs it (it pulls in gRPC and proto loading). */
+export const etcd3 = onFirstUse(() => require('etcd3') as typeof import('etcd3'));

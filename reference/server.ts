@@ -1,5 +1,5 @@
 // The reference control-plane API server: the generic apiserver core with the reference's
-// resources on in-memory MVCC storage.
+// resources on MVCC storage (in memory, or etcd).
 import { startApiServer } from './apiserver/apiserver.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { REFERENCE_ADMISSION, REFERENCE_RESOURCES } from './resources/index.js';
@@ -8,6 +8,8 @@ import type { ControllerSettings } from './controllers/controller.js';
 import { startScheduler } from './scheduler/scheduler.js';
 import { CONTROLLER_MANAGER_GROUP, SCHEDULER_GROUP } from './apiserver/auth/policy.js';
 import { MemoryStorage } from './storage/memory.js';
+import type { Storage } from './storage/types.js';
+import { startCompactor } from './storage/compactor.js';
 import { FeatureGates } from './features.js';
 import { plantCorrupt } from './debug-plant.js';
 import type { HealthFaults } from './observability/health.js';
@@ -19,8 +21,14 @@ export interface ReferenceOptions {
   host?: string;
   /** Default 0: an ephemeral port. */
   port?: number;
-  /** Only 'memory' so far; an etcd backend fits the same Storage interface. */
-  storage?: 'memory';
+  /** Where objects are kept: 'memory' (default, this process only) or 'etcd' (needs `etcd`). */
+  storage?: 'memory' | 'etcd';
+  /**
+   * With storage 'etcd' (`serve --etcd-servers`, `--etcd-prefix`, `--etcd-cafile`, `--etcd-certfile`,
+   * `--etcd-keyfile`): the cluster's client URLs, the key prefix in etcd (default `/registry`, where
+   * upstream keeps its objects) and TLS PEMs.
+   */
+  etcd?: { servers: readonly string[]; prefix?: string; tls?: { caPem?: string; certPem?: string; keyPem?: string } };
   /** Gates set against their 1.37 defaults; unknown or locked ones throw FeatureGateError. */
   featureGates?: Readonly<Record<string, boolean>>;
   /** How long list continue tokens stay valid, in seconds (default 300; `serve --continue-ttl`). */
@@ -120,16 +128,16 @@ export interface ComponentUrl {
 }
 
 export async function startReference(opts: ReferenceOptions = {}): Promise<RunningReference> {
-  if (opts.storage !== undefined && opts.storage !== 'memory') throw new Error(`unsupported storage: ${String(opts.storage)}`);
+  if (opts.storage !== undefined && opts.storage !== 'memory' && opts.storage !== 'etcd') throw new Error(`unsupported storage: ${String(opts.storage)}`);
   const featureGates = new FeatureGates(opts.featureGates);
   const tls = opts.tls === 'self-signed' ? processSelfSigned(opts.host) : opts.tls;
   // A wrong pair would otherwise surface as an OpenSSL error from deep inside listen().
   if (tls && opts.tls !== 'self-signed') checkPair(tls.certPem, tls.keyPem, 'tls.certPem', 'tls.keyPem');
-  const storage = new MemoryStorage(opts.compactionIntervalSeconds !== undefined ? { historyMs: opts.compactionIntervalSeconds * 1000 } : {});
+  const storage = opts.storage === 'etcd' ? await openEtcd(opts.etcd, opts.compactionIntervalSeconds) : new MemoryStorage(opts.compactionIntervalSeconds !== undefined ? { historyMs: opts.compactionIntervalSeconds * 1000 } : {});
   try {
     const identity = {
       flags: opts.flags ?? serveFlagsFor(opts),
-      config: { componentconfig: { bindAddress: opts.host ?? '127.0.0.1', port: opts.port ?? 0, storage: 'memory', featureGates: featureGates.all() } },
+      config: { componentconfig: { bindAddress: opts.host ?? '127.0.0.1', port: opts.port ?? 0, storage: opts.storage ?? 'memory', featureGates: featureGates.all() } },
       healthFaults: opts.healthFaults,
     };
     // The companions serve HTTPS with the API server's certificate when it has one (same host, and
@@ -171,6 +179,29 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Runni
     await storage.close();
     throw err;
   }
+}
+
+/** Upstream compacts etcd every 5 minutes (--etcd-compaction-interval). */
+const DEFAULT_COMPACTION_INTERVAL_SECONDS = 300;
+
+/**
+ * The etcd storage, loaded only when asked for (the etcd client brings gRPC with it), once etcd has
+ * answered: an unreachable etcd is a failed start, as upstream's API server refuses to start without it.
+ */
+async function openEtcd(etcd: ReferenceOptions['etcd'], compactionIntervalSeconds = DEFAULT_COMPACTION_INTERVAL_SECONDS): Promise<Storage> {
+  if (!etcd || etcd.servers.length === 0) throw new Error('storage etcd needs etcd.servers');
+  const { EtcdStorage } = await import('./storage/etcd.js');
+  // The API server's keys start with /registry; in etcd they start with the prefix instead.
+  const storage = new EtcdStorage({ servers: etcd.servers, prefix: etcd.prefix ?? '/registry', root: '/registry', tls: etcd.tls });
+  try {
+    await storage.currentRevision();
+  } catch (err) {
+    await storage.close();
+    throw new Error(`etcd at ${etcd.servers.join(',')} does not answer: ${(err as Error).message}`);
+  }
+  // etcd keeps every revision until compacted: the API server compacts it, as upstream's does.
+  startCompactor(storage, compactionIntervalSeconds * 1000, (m, e) => console.error(`[reference] ${m}`, e ?? ''));
+  return storage;
 }
 
 /** The `serve` command line that starts a reference with these options. */

@@ -8,11 +8,12 @@ import { authFromFlags, AuthFlagError } from '../../reference/apiserver/auth/ser
 import { UsageError } from '../../runner/errors.js';
 import { EXIT } from './exit-codes.js';
 import { controllerList, controllerSettings, portOf } from './components.js';
+import { storageFromFlags } from './storage-flags.js';
 
-/** The API server's health check names (the checks themselves are never run here). */
-const API_SERVER_CHECK_NAMES = [...new Set(Object.values(apiServerHealthChecks({
-  storage: undefined as never, registered: () => true, controllersStarted: () => true, shuttingDown: () => false,
-})).flat().map((c) => c.name))];
+/** The API server's health check names on either storage (the checks themselves are never run here). */
+const API_SERVER_CHECK_NAMES = [...new Set([{}, { backend: 'etcd' }].flatMap((storage) => Object.values(apiServerHealthChecks({
+  storage: storage as never, registered: () => true, controllersStarted: () => true, shuttingDown: () => false,
+})).flat().map((c) => c.name)))];
 
 /** A `serve` duration option (`30s`, `5m`, `1h`) in seconds; undefined when not given. */
 function durationSeconds(value: unknown, flag: string): number | undefined {
@@ -44,7 +45,7 @@ function startFailure(err: NodeJS.ErrnoException): string {
 
 /** `flags`: every serve flag and its value, for /flagz. */
 export async function cmdServe(argv: any, flags: Record<string, string>): Promise<number> {
-  if (argv.storage !== 'memory') throw new UsageError(`--storage ${argv.storage}: only "memory" is available`);
+  const storage = storageFromFlags(argv);
   const port = Number(argv.apiPort);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--api-port must be a port number (0 picks a free one)');
   let featureGates;
@@ -93,7 +94,7 @@ export async function cmdServe(argv: any, flags: Record<string, string>): Promis
   const scheduler = argv.scheduler === false ? false as const : { port: companionPort(argv.schedulerPort, '--scheduler-port', 10259) };
   let ref;
   try {
-    ref = await startReference({ host: argv.host, port, featureGates, flags, continueTtlSeconds: continueTtl, compactionIntervalSeconds: compactionInterval, healthFaults, bookmarkIntervalSeconds: bookmarkInterval, debugPlantCorrupt: argv.debugPlantCorrupt, tls: tls.cert, auth, controllerManager, scheduler, defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds });
+    ref = await startReference({ ...storage, host: argv.host, port, featureGates, flags, continueTtlSeconds: continueTtl, compactionIntervalSeconds: compactionInterval, healthFaults, bookmarkIntervalSeconds: bookmarkInterval, debugPlantCorrupt: argv.debugPlantCorrupt, tls: tls.cert, auth, controllerManager, scheduler, defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds });
   } catch (err) {
     throw new UsageError(`cannot start the reference on ${argv.host}:${port}: ${startFailure(err as NodeJS.ErrnoException)}`);
   }

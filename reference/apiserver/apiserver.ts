@@ -23,6 +23,7 @@ import { admissionChain, type Admission } from './store.js';
 import type { ResourceStrategy } from './strategy.js';
 import { INITIAL_NAMESPACES, NamespaceLifecycle, namespaceStrategy } from '../resources/namespace.js';
 import type { Storage } from '../storage/types.js';
+import { InstrumentedStorage, StorageMetrics } from '../storage/instrumented.js';
 import type { FeatureGates } from '../features.js';
 
 export interface ApiServerOptions {
@@ -120,7 +121,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   // Built in, as upstream's RBAC storages are: it guards the RBAC kinds, ahead of plug-ins that record what they admit (quota).
   const escalation = rbacEscalationCheck(() => registry!, () => authorizer!);
   const plugins = (opts.admission ?? []).map((make) => make(() => registry!, opts.admissionSettings ?? {}));
-  registry = new Registry(opts.storage, strategies, admissionChain([lifecycle, escalation, ...plugins]), opts.featureGates);
+  // The stores read and write through the storage metrics (their families are registered below).
+  const storage = new InstrumentedStorage(opts.storage);
+  registry = new Registry(storage, strategies, admissionChain([lifecycle, escalation, ...plugins]), opts.featureGates);
 
   const nsStore = registry.byGroupResource('', 'namespaces')!;
   let registered = false;
@@ -140,6 +143,10 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
 
   let shuttingDown = false;
   const metrics = new ApiServerMetrics(registry.gates, registry);
+  const reg = registry;
+  storage.metrics = new StorageMetrics(metrics.component, () => opts.storage, () =>
+    reg.stores.filter((st) => !st.strategy.notStored).map((st) => ({ resource: storageResource(st.strategy), prefix: st.keyPrefix() })),
+  );
   const endpoints = apiServerEndpoints({
     ...opts.identity,
     featureGates: registry.gates,
@@ -156,7 +163,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     ruleResolver: auth.authorizer instanceof RbacAuthorizer ? auth.authorizer : undefined,
   });
   const handler = new ApiHandler({
-    registry, minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, log, endpoints,
+    registry, minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds, continueTtlSeconds: opts.continueTtlSeconds, sharedStorage: opts.storage.shared, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, log, endpoints,
     reviews: { answer: (s, obj, req) => reviews.answer(s, obj, requestUser(req)) },
     nodeProxy: new NodeProxy({ registry, clientToken: agentClientToken, ...opts.agentProxy }),
   });
@@ -274,4 +281,9 @@ function lingerOnClose(socket: Socket): void {
     if (this.writableFinished) linger();
     else this.once('finish', linger);
   };
+}
+
+/** apiserver_storage_objects's resource label: `pods`, `storageclasses.storage.orch.io`. */
+function storageResource(s: { group: string; resource: string }): string {
+  return s.group ? `${s.resource}.${s.group}` : s.resource;
 }

@@ -89,7 +89,9 @@ export function continueExpired(start: string): StatusError {
 /**
  * When the tokens of each snapshot revision were first handed out, so that a token lives `ttlMs`
  * from the first chunk of its list on. Tokens of a revision this server never issued (another
- * server, a restart) count as expired: "server configuration changed" in spec §7's words.
+ * server, a restart) count as expired: "server configuration changed" in spec §7's words; except on
+ * a storage shared by several API servers (etcd), where another server's token is as good as one's
+ * own and lives, as upstream's do, until its revision is compacted (the list then answers 410).
  */
 export class ContinueTokens {
   private readonly issued = new Map<number, number>();
@@ -97,6 +99,7 @@ export class ContinueTokens {
   constructor(
     readonly ttlMs: number = DEFAULT_CONTINUE_TTL_MS,
     private readonly now: () => number = Date.now,
+    private readonly acceptForeign = false,
   ) {}
 
   /** A token for the chunk after `start` of the snapshot at `rv`. */
@@ -111,7 +114,8 @@ export class ContinueTokens {
   valid(token: ContinueToken): boolean {
     if (token.rv < 0) return true;
     const at = this.issued.get(token.rv);
-    return at !== undefined && this.now() - at <= this.ttlMs;
+    if (at === undefined) return this.acceptForeign;
+    return this.now() - at <= this.ttlMs;
   }
 
   private forgetOlderThan(cutoff: number): void {

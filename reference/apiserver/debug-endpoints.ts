@@ -2,11 +2,10 @@
 // identity (name, flags, configuration, versions) and its health checks.
 //
 // Checks, named as upstream names them where the dependency is the same: livez and healthz run
-// ping, log, storage and autoregister-completion; readyz adds storage-readiness, informer-sync and
-// shutdown. The storage checks are named for the backend's role, `storage` and
-// `storage-readiness`, because the backend is the in-memory store: upstream's `etcd` and
-// `etcd-readiness` would name a dependency the reference does not have (an etcd backend would
-// register those names instead).
+// ping, log, the storage check and autoregister-completion; readyz adds the storage readiness check,
+// informer-sync and shutdown. On etcd the storage checks are upstream's `etcd` and `etcd-readiness`;
+// on the in-memory store they are named for the backend's role, `storage` and `storage-readiness`,
+// since upstream's names would claim a dependency that is not there.
 import { ComponentEndpoints, type MetricsEndpoint } from '../observability/component-endpoints.js';
 import { namedCheck, within, type HealthChecks, type HealthFaults } from '../observability/health.js';
 import { PACKAGE_VERSION } from '../package-version.js';
@@ -45,8 +44,9 @@ export function apiServerHealthChecks(s: ApiServerHealthState): HealthChecks {
   const storageRead = (timeoutMs: number) => async () => {
     await within(timeoutMs, `storage did not answer within ${timeoutMs}ms`, s.storage.currentRevision());
   };
-  const storage = namedCheck('storage', storageRead(2000));
-  const storageReadiness = namedCheck('storage-readiness', storageRead(1000));
+  const name = s.storage.backend ?? 'storage';
+  const storage = namedCheck(name, storageRead(2000));
+  const storageReadiness = namedCheck(`${name}-readiness`, storageRead(1000));
   const autoregister = namedCheck('autoregister-completion', () => {
     if (!s.registered()) throw new Error('resources are still being registered');
   });

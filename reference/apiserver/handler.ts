@@ -68,6 +68,8 @@ export interface HandlerOptions {
   readonly log?: (message: string, err?: unknown) => void;
   /** How long a list's continue tokens stay valid (default 300). */
   readonly continueTtlSeconds?: number;
+  /** The storage is shared with other API servers (Storage.shared): their continue tokens are valid here. */
+  readonly sharedStorage?: boolean;
   /** Period of BOOKMARK events on watches with allowWatchBookmarks (default 60; 0: none). */
   readonly bookmarkIntervalSeconds?: number;
   /** The metrics and debug endpoints (/healthz, /readyz, /statusz, ...); without them /healthz, /livez, /readyz answer a bare `ok`. */
@@ -124,7 +126,7 @@ export class ApiHandler {
     this.maxBodyBytes = opts.maxBodyBytes ?? MAX_BODY_BYTES;
     this.minWatchTimeoutSeconds = opts.minWatchTimeoutSeconds ?? 1800;
     this.log = opts.log ?? ((m, e) => console.error(`[reference] ${m}`, e ?? ''));
-    this.continueTokens = new ContinueTokens(opts.continueTtlSeconds !== undefined ? opts.continueTtlSeconds * 1000 : undefined);
+    this.continueTokens = new ContinueTokens(opts.continueTtlSeconds !== undefined ? opts.continueTtlSeconds * 1000 : undefined, undefined, opts.sharedStorage);
     this.bookmarkIntervalMs = opts.bookmarkIntervalSeconds !== undefined ? opts.bookmarkIntervalSeconds * 1000 : DEFAULT_BOOKMARK_INTERVAL_MS;
   }
 

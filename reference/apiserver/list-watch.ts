@@ -55,9 +55,14 @@ export async function readPage(view: CollectionView, opts: PageOptions): Promise
   const items: ApiObject[] = [];
   let lastKey: string | undefined;
   let hasMore = false;
+  // Without a predicate a page is one storage read: its count tells what remains after it.
+  let pageCount: number | undefined;
+  let pageItems = 0;
   for (;;) {
     const res = await storage.list(prefix, { revision: rev || undefined, startKey: start, limit: limit || undefined });
     rev = res.revision;
+    pageCount = res.count;
+    pageItems = res.items.length;
     for (const kv of res.items) {
       if (limit && items.length >= limit) {
         hasMore = true;
@@ -81,7 +86,10 @@ export async function readPage(view: CollectionView, opts: PageOptions): Promise
     resourceVersion: String(rev),
     nextKey: next.slice(prefix.length),
   };
-  if (!pred) out.remainingItemCount = (await storage.list(prefix, { revision: rev, startKey: next })).items.length;
+  if (!pred) {
+    // From the count a storage reports for the page's own range (etcd's), else by reading the rest.
+    out.remainingItemCount = pageCount !== undefined ? pageCount - pageItems : (await storage.list(prefix, { revision: rev, startKey: next })).items.length;
+  }
   return out;
 }
 
@@ -188,9 +196,12 @@ export async function watchCollection(view: CollectionView, from: number, opts: 
   const interval = opts.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS;
   if (opts.allowWatchBookmarks && interval > 0) {
     timer = setInterval(() => {
-      storage.currentRevision().then(
+      // A storage that tells watchers inside its writes has delivered every event up to its current
+      // revision; one that tells them later (etcd) may not have, so its bookmarks stay at the last
+      // event delivered: a client resuming from a bookmark must miss nothing.
+      const upTo = storage.deliversInsideWrites ? storage.currentRevision() : Promise.resolve(lastRevision);
+      upTo.then(
         (rev) => {
-          // Every event up to the current revision has been delivered (storage delivers in order).
           if (!failed && timer) sink.event({ type: 'BOOKMARK', object: bookmarkObject(strategy, Math.max(rev, lastRevision)) });
         },
         () => {},

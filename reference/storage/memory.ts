@@ -44,6 +44,7 @@ interface Watcher {
 }
 
 export class MemoryStorage implements Storage {
+  readonly deliversInsideWrites = true;
   private revision = 0;
   private compacted = 0;
   private readonly keys = new Map<string, Version[]>();

@@ -41,12 +41,20 @@ export interface ListResult {
   readonly revision: number;
   /** True when `limit` cut the result short. */
   readonly more: boolean;
+  /** Keys in the range from the start key, `limit` aside (etcd's count), when the storage knows it cheaply. */
+  readonly count?: number;
 }
 
 /**
- * Where the watch goes: called in revision order, never concurrently, and inside the write that
- * made the event, before that write returns (the RBAC authorizer's binding index relies on it to
- * be current for the very next request: auth/binding-index.ts).
+ * Where the watch goes: called in revision order, never concurrently, each event once.
+ *
+ * When, differs by backend. The memory storage calls it inside the write that made the event,
+ * before that write returns. etcd (etcd.ts) cannot: another process may have made the write, so
+ * events arrive after the write has returned, and a read of currentRevision() may be ahead of the
+ * last event delivered. Callers relying on delivery inside the write are only exact on the memory
+ * storage: auth/binding-index.ts (the RBAC index current for the very next request) and
+ * list-watch.ts (BOOKMARKs at currentRevision() as if every event up to it had been delivered).
+ * store.ts whileWriting only uses it as a shortcut and decodes otherwise.
  */
 export interface WatchListener {
   onEvent(event: StorageEvent): void;
@@ -99,6 +107,18 @@ export function isStorageError(err: unknown, code?: StorageErrorCode): err is St
  * (etcd) needs them to be; the memory implementation resolves immediately.
  */
 export interface Storage {
+  /**
+   * True when other processes (other API servers) write the same store: revisions this process
+   * never handed out are still valid, so their continue tokens are honoured until compacted.
+   */
+  readonly shared?: boolean;
+  /**
+   * True when watchers are told inside the write (the memory storage): then every event up to
+   * currentRevision() has been delivered. Otherwise (etcd) a watch may still be behind it.
+   */
+  readonly deliversInsideWrites?: boolean;
+  /** The backend, when it is a dependency upstream names in its health checks (`etcd`). */
+  readonly backend?: 'etcd';
   /** The revision of the latest write (0 before any write). */
   currentRevision(): Promise<number>;
   /** Oldest revision still readable/watchable; reads or watches from before it fail with Compacted. */

@@ -1,0 +1,358 @@
+// The Storage contract over etcd v3 (its gRPC API, through the `etcd3` client): resourceVersions are
+// etcd revisions, creates and guarded writes are transactions comparing create/mod revisions, lists
+// read one revision in pages, and watches are etcd watch streams started at a revision with previous
+// values. Several API servers sharing one etcd therefore agree on every revision and continue token.
+//
+// Differences from the memory storage that callers must know (types.ts WatchListener): events reach
+// watchers after the write that made them has returned (another process may have written), and
+// history is only what etcd keeps (compaction is etcd's or the API server's, not a window here).
+import type { Etcd3, IKeyValue, IOptions, IRangeRequest, IResponseHeader, IWatchResponse } from 'etcd3';
+import { etcd3 } from '../packages.js';
+import {
+  StorageError,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  type Storage,
+  type StorageEvent,
+  type WatchHandle,
+  type WatchListener,
+} from './types.js';
+
+export interface EtcdStorageOptions {
+  /** Client URLs of the cluster's members (http:// or https://). */
+  servers: readonly string[];
+  /**
+   * Where the keys live in etcd: a key `root + rest` is stored at `prefix + rest`. The API server's
+   * keys start with `/registry`, so with root `/registry` and the default prefix `/registry` the
+   * keys in etcd are exactly upstream's. Keys outside `root` are refused.
+   */
+  prefix?: string;
+  root?: string;
+  /** TLS to etcd (`--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`), PEM contents. */
+  tls?: { caPem?: string; certPem?: string; keyPem?: string };
+  /** Deadline of each unary call; a slower etcd fails the call with an ordinary error. Default 10 s. */
+  requestTimeoutMs?: number;
+}
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+
+interface ActiveWatch {
+  readonly listener: WatchListener;
+  /** Ends the stream without telling the listener. */
+  cancel(): void;
+}
+
+/** etcd's range end that covers every key starting with `prefix` (its `clientv3.GetPrefixRangeEnd`). */
+function prefixEnd(prefix: Buffer): Buffer {
+  const end = Buffer.from(prefix);
+  for (let i = end.length - 1; i >= 0; i--) {
+    if (end[i]! < 0xff) {
+      end[i]! += 1;
+      return end.subarray(0, i + 1);
+    }
+  }
+  // All 0xff (or empty): every key from `prefix` on.
+  return Buffer.from([0]);
+}
+
+const COMPACTED = 'required revision has been compacted';
+const FUTURE = 'required revision is a future revision';
+
+export class EtcdStorage implements Storage {
+  /** Other API servers may share the etcd: see Storage.shared. */
+  readonly shared = true;
+  readonly backend = 'etcd';
+  private readonly client: Etcd3;
+  private readonly prefix: string;
+  private readonly root: string;
+  private readonly watches = new Set<ActiveWatch>();
+  /** A revision known to be at or below etcd's compaction point: the probe starts there. */
+  private knownCompacted = 0;
+  private closed = false;
+
+  constructor(opts: EtcdStorageOptions) {
+    if (opts.servers.length === 0) throw new Error('etcd storage needs at least one server URL');
+    this.prefix = opts.prefix ?? '';
+    this.root = opts.root ?? '';
+    const timeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const options: IOptions = {
+      hosts: [...opts.servers],
+      // Streams (watches) live as long as they are wanted; every other call gets a deadline so a
+      // stuck etcd turns into an error rather than a hung request.
+      defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
+      // A list of a large collection is one answer; gRPC's default 4 MiB cap would fail it (upstream's
+      // client lifts the cap the same way).
+      grpcOptions: { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1 },
+    };
+    if (opts.tls && (opts.tls.caPem || opts.tls.certPem)) {
+      options.credentials = {
+        // Without a CA file, the system's roots (grpc-js takes null for them).
+        rootCertificate: opts.tls.caPem ? Buffer.from(opts.tls.caPem) : (null as unknown as Buffer),
+        ...(opts.tls.certPem ? { certChain: Buffer.from(opts.tls.certPem), privateKey: Buffer.from(opts.tls.keyPem ?? '') } : {}),
+      };
+    }
+    const { Etcd3: Client } = etcd3();
+    this.client = new Client(options);
+  }
+
+  async currentRevision(): Promise<number> {
+    return this.header(await this.range({ key: this.toEtcd(this.root), count_only: true, limit: 1 }));
+  }
+
+  async compactedRevision(): Promise<number> {
+    this.checkOpen();
+    // etcd does not tell its compaction point directly (v3.4 Status has no field for it): find the
+    // oldest readable revision by bisection, from the lowest revision known to be compacted.
+    let hi = await this.currentRevision();
+    let lo = Math.min(this.knownCompacted, hi);
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (await this.readable(mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    this.knownCompacted = Math.max(this.knownCompacted, lo);
+    return lo;
+  }
+
+  async create(key: string, value: string): Promise<KeyValue> {
+    const k = this.toEtcd(key);
+    const res = await this.call(() =>
+      this.client.kv.txn({
+        compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
+        success: [{ request_put: { key: k, value: Buffer.from(value) } }],
+        failure: [{ request_range: { key: k } }],
+      }),
+    );
+    if (!res.succeeded) {
+      const live = res.responses[0]?.response_range.kvs[0];
+      throw new StorageError('KeyExists', `key exists: ${key}`, { key, actual: live ? Number(live.mod_revision) : undefined });
+    }
+    const rev = this.header(res);
+    return { key, value, createRevision: rev, modRevision: rev };
+  }
+
+  async get(key: string, opts: { revision?: number } = {}): Promise<KeyValue | undefined> {
+    const res = await this.range({ key: this.toEtcd(key), revision: opts.revision || 0 }, opts.revision);
+    const kv = res.kvs[0];
+    return kv ? this.keyValue(kv) : undefined;
+  }
+
+  async update(key: string, value: string, expectedModRevision?: number): Promise<KeyValue> {
+    const k = this.toEtcd(key);
+    const res = await this.guarded(key, expectedModRevision, { request_put: { key: k, value: Buffer.from(value), prev_kv: true } });
+    const prev = res.responses[0]!.response_put.prev_kv;
+    return { key, value, createRevision: Number(prev.create_revision), modRevision: this.header(res) };
+  }
+
+  async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    const k = this.toEtcd(key);
+    const res = await this.guarded(key, expectedModRevision, { request_delete_range: { key: k, prev_kv: true } });
+    const prev = res.responses[0]!.response_delete_range.prev_kvs[0]!;
+    return { key, value: prev.value.toString(), createRevision: Number(prev.create_revision), modRevision: this.header(res) };
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    const p = this.toEtcd(prefix);
+    const start = opts.startKey !== undefined && opts.startKey > prefix ? this.toEtcd(opts.startKey) : p;
+    const res = await this.range(
+      { key: start, range_end: prefixEnd(p), revision: opts.revision || 0, limit: opts.limit && opts.limit > 0 ? opts.limit : 0 },
+      opts.revision,
+    );
+    // etcd's header carries its current revision; a read at an older one is a snapshot of that one.
+    return { items: res.kvs.map((kv) => this.keyValue(kv)), revision: opts.revision || this.header(res), more: res.more, count: Number(res.count) };
+  }
+
+  async watch(prefix: string, fromRevision: number, listener: WatchListener): Promise<WatchHandle> {
+    const p = this.toEtcd(prefix);
+    // etcd itself would wait for a future revision and reports compaction only after creating the
+    // watch; a read at the start revision gives both answers up front, as the contract wants.
+    await this.range({ key: p, count_only: true, limit: 1, revision: fromRevision }, fromRevision || undefined);
+    const stream = await this.call(() => this.client.watchClient.watch());
+    let active = true;
+    let lastRevision = fromRevision;
+    const w: ActiveWatch = {
+      listener,
+      cancel: () => {
+        active = false;
+        this.watches.delete(w);
+        // Half-close first: the client counts errors of a still-writable watch stream against the
+        // member (its circuit breaker opens after three and resets the connection), and the
+        // CANCELLED of our own cancel is no failure of etcd's.
+        stream.end();
+        stream.cancel();
+      },
+    };
+    const end = (error?: StorageError): void => {
+      if (!active) return;
+      w.cancel();
+      try {
+        listener.onClose(error);
+      } catch {
+        // A listener failing while being told to go away changes nothing.
+      }
+    };
+    const created = new Promise<void>((resolve, reject) => {
+      stream.on('data', (res: IWatchResponse) => {
+        if (res.created && !res.canceled) {
+          resolve();
+          return;
+        }
+        if (res.canceled) {
+          const compacted = Number(res.compact_revision);
+          const err = compacted > 0
+            ? new StorageError('Compacted', `required revision ${fromRevision} has been compacted`, { requested: fromRevision, compacted })
+            : new StorageError('Closed', `etcd cancelled the watch: ${res.cancel_reason || 'no reason given'}`);
+          if (compacted > 0) this.knownCompacted = Math.max(this.knownCompacted, compacted);
+          reject(err);
+          end(err);
+          return;
+        }
+        for (const ev of res.events) {
+          if (!active) return;
+          const revision = Number(ev.kv.mod_revision);
+          if (revision <= lastRevision) continue;
+          lastRevision = revision;
+          try {
+            listener.onEvent(this.event(ev.type, ev.kv, ev.prev_kv, revision));
+          } catch (err) {
+            // One broken consumer must not take the stream's other deliveries with it.
+            end(new StorageError('Closed', `watch listener failed: ${(err as Error).message}`));
+          }
+        }
+      });
+      stream.on('error', (err: Error) => {
+        // Cancelling our own stream surfaces here too; only a live watch has something to report.
+        const e = new StorageError('Closed', `etcd watch failed: ${err.message}`);
+        reject(e);
+        end(e);
+      });
+      stream.on('end', () => {
+        const e = new StorageError('Closed', 'etcd ended the watch stream');
+        reject(e);
+        end(e);
+      });
+    });
+    this.watches.add(w);
+    stream.write({ create_request: { key: p, range_end: prefixEnd(p), start_revision: fromRevision + 1, prev_kv: true } });
+    try {
+      await created;
+    } catch (err) {
+      w.cancel();
+      throw err;
+    }
+    if (this.closed) {
+      end();
+    }
+    return { stop: () => (active ? w.cancel() : undefined) };
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.checkOpen();
+    const current = await this.currentRevision();
+    const target = Math.min(revision, current);
+    if (target <= this.knownCompacted) return;
+    try {
+      // physical: return only once the old revisions are gone, so a read right after sees it.
+      await this.call(() => this.client.kv.compact({ revision: target, physical: true }));
+    } catch (err) {
+      // Someone (another API server, etcd's own auto-compaction) compacted further already.
+      if (!(err instanceof StorageError && err.code === 'Compacted')) throw err;
+    }
+    this.knownCompacted = Math.max(this.knownCompacted, target);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const w of [...this.watches]) {
+      w.cancel();
+      try {
+        w.listener.onClose();
+      } catch {
+        // ignore
+      }
+    }
+    this.client.close();
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new StorageError('Closed', 'storage is closed');
+  }
+
+  /** Runs one etcd call, turning etcd's revision errors into the contract's. */
+  private async call<T>(fn: () => Promise<T>, requested?: number): Promise<T> {
+    this.checkOpen();
+    try {
+      return await fn();
+    } catch (err) {
+      const message = (err as Error).message ?? '';
+      if (message.includes(COMPACTED)) {
+        const compacted = await this.compactedRevision().catch(() => this.knownCompacted);
+        throw new StorageError('Compacted', `required revision ${requested ?? '?'} has been compacted`, { requested, compacted });
+      }
+      if (message.includes(FUTURE)) {
+        const current = await this.currentRevision().catch(() => undefined);
+        throw new StorageError('FutureRevision', `revision ${requested ?? '?'} is in the future`, { requested, current });
+      }
+      throw err;
+    }
+  }
+
+  private range(req: IRangeRequest, requested?: number) {
+    return this.call(() => this.client.kv.range(req), requested);
+  }
+
+  /** Whether a read at `revision` is still possible (not compacted away). */
+  private async readable(revision: number): Promise<boolean> {
+    try {
+      await this.client.kv.range({ key: this.toEtcd(this.root), count_only: true, limit: 1, revision });
+      return true;
+    } catch (err) {
+      if (((err as Error).message ?? '').includes(COMPACTED)) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * A write of a live key, compared on its mod revision when `expected` is given (a missing key has
+   * mod revision 0, never expected, so it fails the compare too) and on its existence otherwise.
+   */
+  private async guarded(key: string, expected: number | undefined, op: object) {
+    const k = this.toEtcd(key);
+    const compare = expected !== undefined
+      ? { key: k, target: 'Mod' as const, result: 'Equal' as const, mod_revision: expected }
+      : { key: k, target: 'Create' as const, result: 'Greater' as const, create_revision: 0 };
+    const res = await this.call(() => this.client.kv.txn({ compare: [compare], success: [op], failure: [{ request_range: { key: k } }] }));
+    if (res.succeeded) return res;
+    const live = res.responses[0]?.response_range.kvs[0];
+    if (!live) throw new StorageError('KeyNotFound', `key not found: ${key}`, { key });
+    const actual = Number(live.mod_revision);
+    throw new StorageError('Conflict', `key ${key} is at revision ${actual}, expected ${expected}`, { key, requested: expected, actual });
+  }
+
+  private header(res: { header: IResponseHeader }): number {
+    return Number(res.header.revision);
+  }
+
+  private keyValue(kv: IKeyValue): KeyValue {
+    return { key: this.fromEtcd(kv.key), value: kv.value.toString(), createRevision: Number(kv.create_revision), modRevision: Number(kv.mod_revision) };
+  }
+
+  private event(type: 'Put' | 'Delete', kv: IKeyValue, prev: IKeyValue | null | undefined, revision: number): StorageEvent {
+    const key = this.fromEtcd(kv.key);
+    const prevValue = prev ? prev.value.toString() : undefined;
+    if (type === 'Delete') return { type: 'DELETED', key, revision, prevValue };
+    const value = kv.value.toString();
+    return kv.create_revision === kv.mod_revision ? { type: 'ADDED', key, revision, value } : { type: 'MODIFIED', key, revision, value, prevValue };
+  }
+
+  private toEtcd(key: string): Buffer {
+    if (!key.startsWith(this.root)) throw new Error(`storage key ${key} is outside ${this.root}`);
+    return Buffer.from(this.prefix + key.slice(this.root.length));
+  }
+
+  private fromEtcd(key: Buffer): string {
+    return this.root + key.toString().slice(this.prefix.length);
+  }
+}

@@ -1,0 +1,94 @@
+// The etcd storage against a real etcd (Debian's etcd-server): the shared Storage contract
+// (storage-contract.ts), each check on a fresh key prefix of one etcd started for this file, and
+// what only a networked backend has: key mapping under the prefix, and errors of an unreachable etcd.
+import t from 'tap';
+import { EtcdStorage } from '../../reference/storage/etcd.js';
+import { startCompactor } from '../../reference/storage/compactor.js';
+import { isStorageError } from '../../reference/storage/types.js';
+import { etcdUnavailable, startEtcd } from '../helpers/etcd.js';
+import { freePort } from '../../runner/agent-exec.js';
+import { sleep } from './helpers.js';
+import { collector, rejection, storageContract, until } from './storage-contract.js';
+
+const unavailable = etcdUnavailable();
+if (unavailable) {
+  t.plan(0, unavailable);
+} else {
+  t.setTimeout(180_000);
+  const etcd = await startEtcd(t);
+  let n = 0;
+  storageContract(t, async () => new EtcdStorage({ servers: etcd.clientUrls, prefix: `/contract-${++n}` }));
+
+  t.test('keys live under the prefix: with root /registry and prefix /registry they are upstream\'s', async (t) => {
+    const api = new EtcdStorage({ servers: etcd.clientUrls, prefix: '/registry', root: '/registry' });
+    const moved = new EtcdStorage({ servers: etcd.clientUrls, prefix: '/elsewhere', root: '/registry' });
+    const raw = new EtcdStorage({ servers: etcd.clientUrls });
+    t.teardown(async () => { await api.close(); await moved.close(); await raw.close(); });
+    await api.create('/registry/core/pods/default/p1', '{"kind":"Pod"}');
+    await moved.create('/registry/core/pods/default/p1', '{"kind":"Pod","moved":true}');
+    t.same((await raw.list('/registry/')).items.map((i) => i.key), ['/registry/core/pods/default/p1']);
+    t.same((await raw.list('/elsewhere/')).items.map((i) => [i.key, i.value]), [['/elsewhere/core/pods/default/p1', '{"kind":"Pod","moved":true}']]);
+    t.same((await moved.list('/registry/core/')).items.map((i) => i.key), ['/registry/core/pods/default/p1'], 'keys come back in the caller\'s terms');
+    await t.rejects(api.get('/other/x'), /outside \/registry/, 'keys outside the root are refused');
+  });
+
+  t.test('two clients on one etcd: writes of one are read and watched by the other', async (t) => {
+    const a = new EtcdStorage({ servers: etcd.clientUrls, prefix: '/shared' });
+    const b = new EtcdStorage({ servers: etcd.clientUrls, prefix: '/shared' });
+    t.teardown(async () => { await a.close(); await b.close(); });
+    const from = await a.currentRevision();
+    const c = collector();
+    await b.watch('/', from, c.listener);
+    const kv = await a.create('/x', '1');
+    t.equal((await b.get('/x'))!.modRevision, kv.modRevision);
+    t.equal((await rejection(b.create('/x', '2'))).code, 'KeyExists');
+    await until(() => c.events.length >= 1);
+    t.same(c.events.map((e) => [e.type, e.key, e.revision]), [['ADDED', '/x', kv.modRevision]]);
+  });
+
+  t.test('the compactor compacts to the revision of its previous tick', async (t) => {
+    const s = new EtcdStorage({ servers: etcd.clientUrls, prefix: '/compactor' });
+    t.teardown(() => s.close());
+    const before = await s.compactedRevision();
+    await s.create('/a', '1');
+    const written = await s.currentRevision();
+    const compactor = startCompactor(s, 200);
+    t.teardown(() => compactor.stop());
+    await sleep(1_500);
+    const after = await s.compactedRevision();
+    t.ok(after >= written && after > before, `compacted to ${after}, at or past the write at ${written}`);
+    t.equal((await s.get('/a'))!.value, '1', 'the live value stays');
+    t.equal((await rejection(s.get('/a', { revision: after - 1 }))).code, 'Compacted');
+  });
+
+  t.test('three members: with one killed, reads, writes and watches go on', async (t) => {
+    const cluster = await startEtcd(t, 3);
+    const s = new EtcdStorage({ servers: cluster.clientUrls, prefix: '/three', requestTimeoutMs: 5_000 });
+    t.teardown(() => s.close());
+    const c = collector();
+    await s.watch('/', await s.currentRevision(), c.listener);
+    await s.create('/before', '1');
+    await cluster.members[0]!.kill();
+    // The client may first try the dead member; its retries move on to the live ones.
+    const after = [];
+    for (let i = 0; i < 20; i++) after.push(await s.create(`/after-${i}`, String(i)));
+    t.equal(after.length, 20, 'every write went through');
+    t.same((await s.list('/')).items.map((i) => i.key).length, 21, 'and is listed');
+    await until(() => c.events.length >= 21 || c.closed.length > 0);
+    // A watch served by the killed member ends (the API server's client re-watches); one served by a
+    // live member sees everything.
+    if (c.closed.length > 0) t.equal(c.closed[0]?.code, 'Closed', 'a watch on the killed member ends with an error');
+    else t.equal(c.events.length, 21, 'the watch saw every write');
+  });
+
+  t.test('an unreachable etcd fails calls with ordinary errors, not contract errors, within the deadline', async (t) => {
+    const s = new EtcdStorage({ servers: [`http://127.0.0.1:${await freePort()}`], requestTimeoutMs: 1_000 });
+    t.teardown(() => s.close());
+    const started = Date.now();
+    const err = await s.get('/a').then(() => undefined, (e: unknown) => e);
+    t.ok(err instanceof Error, 'the call fails');
+    t.notOk(isStorageError(err), `not a StorageError: ${(err as Error)?.message}`);
+    t.ok(Date.now() - started < 15_000, 'within a bounded time');
+  });
+}
+
