@@ -1,7 +1,8 @@
 // Two `serve --storage etcd` processes on one real etcd (Debian's etcd-server) answer as one API
 // server: what one writes the other reads, lists (a continue token of one works on the other) and
-// watches (from a resourceVersion of the first); and a `kill -9` of a server loses no acknowledged
-// write. Also the flag errors of --storage etcd.
+// watches (from a resourceVersion of the first); read-modify-write through both loses no update; a
+// `kill -9` of a server loses no acknowledged write; readiness follows etcd. Also the flag errors of
+// --storage etcd.
 import t from 'tap';
 import { execa, execaNode } from 'execa';
 import { BIN, startServe, type StartedServe } from './helpers/serve.js';
@@ -145,8 +146,32 @@ if (unavailable) {
       t.equal(events[1]?.object?.spec?.hard?.pods, '20');
     });
 
+    await t.test('20 clients doing read-modify-write through both servers lose no update', async (t) => {
+      t.equal((await call(a.url, 'POST', CM, quota('rmw'))).status, 201);
+      const clients = 20;
+      const each = 5;
+      let conflicts = 0;
+      const increment = async (server: string) => {
+        for (;;) {
+          const cur = await call(server, 'GET', `${CM}/rmw`);
+          const count = Number(cur.body.metadata.annotations?.count ?? '0');
+          const next = { ...cur.body, metadata: { ...cur.body.metadata, annotations: { count: String(count + 1) } } };
+          const put = await call(server, 'PUT', `${CM}/rmw`, next);
+          if (put.status === 200) return;
+          if (put.status !== 409) throw new Error(`PUT answered ${put.status}: ${JSON.stringify(put.body)}`);
+          conflicts++;
+        }
+      };
+      await Promise.all(Array.from({ length: clients }, async (_, i) => {
+        for (let n = 0; n < each; n++) await increment((i + n) % 2 ? a.url : b.url);
+      }));
+      const final = await call(b.url, 'GET', `${CM}/rmw`);
+      t.equal(final.body.metadata.annotations.count, String(clients * each), `every increment is there (${conflicts} conflicts were retried)`);
+      t.ok(conflicts > 0, 'the clients did collide, and the collisions were refused with 409');
+    });
+
     await t.test('kill -9 of a server loses no acknowledged write', async (t) => {
-      const total = 300;
+      const total = 2000;
       const clients = 20;
       const acked = new Map<string, string>();
       let next = 0;

@@ -11,6 +11,8 @@ export interface StartedServe {
   url: string;
   /** From the `ca:` line, printed before `api:` when serve knows a CA file (by default: one it generated). */
   ca?: string;
+  /** The companions' URLs from the `controller-manager:` and `scheduler:` lines, by name. */
+  components?: Record<string, string>;
 }
 
 /** Starts `serve --api-port 0 <args>` and resolves once it printed its API URL. */
@@ -22,7 +24,10 @@ export async function startServe(t: { teardown(fn: () => void): void }, args: re
     proc.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       const url = /^api: (\S+)$/m.exec(out)?.[1];
-      if (url) resolve({ proc, url, ca: /^ca: (\S+)$/m.exec(out)?.[1] });
+      if (url) {
+        const components = Object.fromEntries([...out.matchAll(/^(controller-manager|scheduler): (\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+        resolve({ proc, url, ca: /^ca: (\S+)$/m.exec(out)?.[1], components });
+      }
     });
     proc.on('exit', () => reject(new Error(`serve exited: ${out}`)));
   });
