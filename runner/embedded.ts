@@ -71,10 +71,20 @@ export interface EmbeddedTarget {
  * stating the fact: a node agent checks the callers of its endpoints with TokenReview against this
  * server, which must therefore know the token the run sends the agent.
  */
-export async function startEmbeddedTarget(profile: Profile, opts: { runId: string; corruptObjects?: number; auth?: boolean; breaks?: ReadonlySet<string> }): Promise<EmbeddedTarget> {
+export async function startEmbeddedTarget(
+  profile: Profile,
+  opts: {
+    runId: string;
+    corruptObjects?: number;
+    auth?: boolean;
+    breaks?: ReadonlySet<string>;
+    /** Where the reference keeps its objects; default memory (the project's tests also prove the cases on etcd). */
+    storage?: Pick<ReferenceOptions, 'storage' | 'etcd'>;
+  },
+): Promise<EmbeddedTarget> {
   const needs = new Set(profile.facts);
   // HTTPS, as every component serves (spec 002 §1), with a certificate the run trusts.
-  const ref: ReferenceOptions = { host: '127.0.0.1', port: 0, featureGates: profile.overrides, tls: 'self-signed' };
+  const ref: ReferenceOptions = { host: '127.0.0.1', port: 0, featureGates: profile.overrides, tls: 'self-signed', ...opts.storage };
   const facts: { -readonly [K in keyof TargetFacts]: TargetFacts[K] } = {};
   if (needs.has('continueTtl')) facts.continueTtlSeconds = ref.continueTtlSeconds = EMBEDDED_FACTS.continueTtlSeconds;
   if (needs.has('compaction')) facts.compactionIntervalSeconds = ref.compactionIntervalSeconds = EMBEDDED_FACTS.compactionIntervalSeconds;

@@ -36,11 +36,16 @@ t.test('each case passes against the reference and fails against its broken targ
   const shared = new Map<string, Promise<EmbeddedTarget>>();
   t.teardown(() => Promise.all([...shared.values()].map(async (r) => (await r).close())));
   let seq = 0;
+  // PROOF_ETCD_SERVERS=<urls>: the references keep their objects in that etcd, each under a prefix
+  // of its own (test/proof-etcd.test.ts), so that the proofs hold on etcd too.
+  const etcdServers = process.env['PROOF_ETCD_SERVERS'];
+  const storage = (): Parameters<typeof startEmbeddedTarget>[1]['storage'] =>
+    etcdServers ? { storage: 'etcd', etcd: { servers: etcdServers.split(','), prefix: `/proof-${process.pid}-${seq++}` } } : undefined;
   const targetFor = async (c: Case): Promise<{ target: EmbeddedTarget; own: boolean }> => {
     const profile = profileOf(c);
-    if (profile.facts.length) return { target: await startEmbeddedTarget(profile, { runId: `proof${seq++}` }), own: true };
+    if (profile.facts.length) return { target: await startEmbeddedTarget(profile, { runId: `proof${seq++}`, storage: storage() }), own: true };
     const key = JSON.stringify(profile);
-    if (!shared.has(key)) shared.set(key, startEmbeddedTarget(profile, { runId: 'proof' }));
+    if (!shared.has(key)) shared.set(key, startEmbeddedTarget(profile, { runId: 'proof', storage: storage() }));
     return { target: await shared.get(key)!, own: false };
   };
   // PROOF_FOCUS=<regex> proves only the matching cases (while working on a few).
