@@ -116,6 +116,8 @@ export interface CertificateRequest {
   /** Serving certificates: DNS names and IP addresses (subjectAltName), extKeyUsage serverAuth. */
   readonly dns?: readonly string[];
   readonly ips?: readonly string[];
+  /** A client certificate (extKeyUsage clientAuth, no names) instead of a serving one. */
+  readonly client?: boolean;
 }
 
 /** A fresh P-256 key and a certificate for it: a CA when `issuer` is absent, else a serving certificate. */
@@ -134,9 +136,12 @@ export function issue(req: CertificateRequest): Issued {
     : [
         extension('2.5.29.19', true, seq()), // basicConstraints, not a CA
         extension('2.5.29.15', true, keyUsage(DIGITAL_SIGNATURE)),
-        extension('2.5.29.37', false, seq(oid('1.3.6.1.5.5.7.3.1'))), // extKeyUsage serverAuth
-        // subjectAltName: dNSName [2] and iPAddress [7], IMPLICIT.
-        extension('2.5.29.17', false, seq(...(req.dns ?? []).map((d) => tlv(0x82, Buffer.from(d, 'ascii'))), ...(req.ips ?? []).map((ip) => tlv(0x87, ipBytes(ip))))),
+        extension('2.5.29.37', false, seq(oid(req.client ? '1.3.6.1.5.5.7.3.2' : '1.3.6.1.5.5.7.3.1'))), // extKeyUsage clientAuth or serverAuth
+        // subjectAltName: dNSName [2] and iPAddress [7], IMPLICIT; left out when there are no names
+        // (a client certificate), as an empty one is invalid.
+        ...(req.dns?.length || req.ips?.length
+          ? [extension('2.5.29.17', false, seq(...(req.dns ?? []).map((d) => tlv(0x82, Buffer.from(d, 'ascii'))), ...(req.ips ?? []).map((ip) => tlv(0x87, ipBytes(ip)))))]
+          : []),
         extension('2.5.29.35', false, seq(tlv(0x80, req.issuer!.keyId))), // authorityKeyIdentifier
       ];
   const tbs = seq(

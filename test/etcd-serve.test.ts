@@ -8,6 +8,10 @@ import { execa, execaNode } from 'execa';
 import { BIN, startServe, type StartedServe } from './helpers/serve.js';
 import { etcdUnavailable, startEtcd } from './helpers/etcd.js';
 import { freePort } from '../runner/agent-exec.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { certificatePem, issue } from '../reference/certificate.js';
 
 // ResourceQuotas: a namespaced core kind with a small spec, and no controller running to change them.
 const CM = '/api/v1/namespaces/default/resourcequotas';
@@ -216,7 +220,26 @@ if (unavailable) {
       t.equal(ready.status, 200);
       t.match(ready.text, /\[\+\]etcd ok/, 'upstream\'s check names');
       t.match(ready.text, /\[\+\]etcd-readiness ok/);
+      // A watch open on the server when etcd goes away must end (or say so with an ERROR event), not
+      // hang silently as if nothing happened.
+      const ac = new AbortController();
+      t.teardown(() => ac.abort());
+      const watch = await fetch(`${b.url}${CM}?watch=1`, { signal: ac.signal });
+      t.equal(watch.status, 200);
+      const ended = (async () => {
+        const reader = watch.body!.getReader();
+        const dec = new TextDecoder();
+        let text = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return 'ended';
+          text += dec.decode(value, { stream: true });
+          if (text.includes('"type":"ERROR"')) return 'error event';
+        }
+      })();
       await etcd.members[0]!.kill();
+      const outcome = await Promise.race([ended, new Promise((r) => setTimeout(() => r('still open'), 20_000).unref())]);
+      t.ok(outcome === 'ended' || outcome === 'error event', `the open watch ${String(outcome)} when etcd went away`);
       const down = await health('/readyz');
       t.not(down.status, 200, 'not ready without etcd');
       t.match(down.text, /\[-\]etcd-readiness failed/);
@@ -233,5 +256,35 @@ if (unavailable) {
       t.equal(back.status, 200, 'ready again once etcd is back');
       t.equal((await call(b.url, 'GET', CM)).status, 200, 'and serving');
     });
+  });
+}
+
+if (!unavailable) {
+  t.test('etcd over TLS with client certificates: --etcd-cafile, --etcd-certfile, --etcd-keyfile', async (t) => {
+    t.setTimeout(120_000);
+    const now = Date.now();
+    const validity = { notBefore: new Date(now - 3600_000), notAfter: new Date(now + 3600_000) };
+    const ca = issue({ commonName: 'etcd-ca', ...validity });
+    const server = issue({ commonName: 'etcd', issuer: ca, ips: ['127.0.0.1'], ...validity });
+    const client = issue({ commonName: 'orch-apiserver', issuer: ca, client: true, ...validity });
+    const pem = (k: import('node:crypto').KeyObject) => k.export({ type: 'pkcs8', format: 'pem' }) as string;
+    const tls = { certPem: certificatePem(server.der), keyPem: pem(server.key), caPem: certificatePem(ca.der), clientCertPem: certificatePem(client.der), clientKeyPem: pem(client.key) };
+    const etcd = await startEtcd(t, 1, tls);
+    t.match(etcd.clientUrls[0], /^https:/);
+    const dir = mkdtempSync(join(tmpdir(), 'oc-etcd-tls-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const files = { ca: join(dir, 'ca.crt'), cert: join(dir, 'client.crt'), key: join(dir, 'client.key') };
+    writeFileSync(files.ca, tls.caPem);
+    writeFileSync(files.cert, tls.clientCertPem);
+    writeFileSync(files.key, tls.clientKeyPem, { mode: 0o600 });
+    const base = ['--plain-http', '--controllers', '', '--no-scheduler', '--storage', 'etcd', '--etcd-servers', etcd.clientUrls.join(',')];
+
+    const s = await startServe(t, [...base, '--etcd-cafile', files.ca, '--etcd-certfile', files.cert, '--etcd-keyfile', files.key]);
+    t.equal((await call(s.url, 'POST', CM, quota('tls'))).status, 201, 'a write over TLS with the client certificate');
+    t.equal((await call(s.url, 'GET', `${CM}/tls`)).body?.spec?.hard?.pods, '10', 'and a read');
+
+    // Without the client certificate etcd refuses the connection: the server does not start.
+    const refused = await execaNode(BIN, ['serve', '--api-port', '0', ...base, '--etcd-cafile', files.ca], { reject: false, timeout: 60_000 });
+    t.equal(refused.exitCode, 2, 'no client certificate: a refused start');
   });
 }

@@ -2,7 +2,8 @@
 // on free loopback ports, each with a fresh 0700 data directory under one temp dir, started as one
 // cluster and waited for until every member answers /health; killed and removed at teardown.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -48,19 +49,39 @@ interface MemberState {
   exited: boolean;
 }
 
+export interface EtcdTls {
+  /** PEMs of the members' serving certificate (for 127.0.0.1) and key, and of the CA that signed both. */
+  readonly certPem: string;
+  readonly keyPem: string;
+  readonly caPem: string;
+  /** A client certificate and key the CA signed: what the health check presents. */
+  readonly clientCertPem: string;
+  readonly clientKeyPem: string;
+}
+
 /**
  * Starts an etcd cluster of `size` members (default 1) and waits until each is healthy; it is closed
- * at `t`'s teardown, whatever the test's outcome.
+ * at `t`'s teardown, whatever the test's outcome. With `tls`, clients speak HTTPS and must present a
+ * certificate signed by `tls.caPem` (etcd's --client-cert-auth); members still talk plain HTTP.
  */
-export async function startEtcd(t: { teardown(fn: () => unknown): void }, size = 1): Promise<RunningEtcd> {
+export async function startEtcd(t: { teardown(fn: () => unknown): void }, size = 1, tls?: EtcdTls): Promise<RunningEtcd> {
   const dir = mkdtempSync(join(tmpdir(), 'orch-etcd-'));
   let log = '';
   const states: MemberState[] = [];
+  const scheme = tls ? 'https' : 'http';
   for (let i = 0; i < size; i++) {
     const name = `m${i}`;
     const dataDir = join(dir, name);
     mkdirSync(dataDir, { mode: 0o700 });
-    states.push({ name, clientUrl: `http://127.0.0.1:${await freePort()}`, peerUrl: `http://127.0.0.1:${await freePort()}`, dataDir, exited: true });
+    states.push({ name, clientUrl: `${scheme}://127.0.0.1:${await freePort()}`, peerUrl: `http://127.0.0.1:${await freePort()}`, dataDir, exited: true });
+  }
+  const tlsArgs: string[] = [];
+  if (tls) {
+    const files = { cert: join(dir, 'server.crt'), key: join(dir, 'server.key'), ca: join(dir, 'ca.crt') };
+    writeFileSync(files.cert, tls.certPem);
+    writeFileSync(files.key, tls.keyPem, { mode: 0o600 });
+    writeFileSync(files.ca, tls.caPem);
+    tlsArgs.push(`--cert-file=${files.cert}`, `--key-file=${files.key}`, `--trusted-ca-file=${files.ca}`, '--client-cert-auth');
   }
   const initialCluster = states.map((s) => `${s.name}=${s.peerUrl}`).join(',');
   const launch = (s: MemberState): void => {
@@ -76,6 +97,7 @@ export async function startEtcd(t: { teardown(fn: () => unknown): void }, size =
       `--initial-cluster-token=${dir}`,
       '--logger=zap',
       '--log-level=warn',
+      ...tlsArgs,
     ];
     const proc = spawn(ETCD_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     proc.stdout!.on('data', (c: Buffer) => (log += c.toString()));
@@ -95,10 +117,12 @@ export async function startEtcd(t: { teardown(fn: () => unknown): void }, size =
     const deadline = Date.now() + ETCD_START_MS;
     for (;;) {
       if (s.exited) throw new Error(`etcd member ${s.name} exited early:\n${log}`);
-      const ok = await fetch(`${s.clientUrl}/health`, { signal: AbortSignal.timeout(2_000) }).then(
-        async (r) => r.status === 200 && ((await r.json()) as { health?: string }).health === 'true',
-        () => false,
-      );
+      const ok = tls
+        ? await healthyOverTls(s.clientUrl, tls)
+        : await fetch(`${s.clientUrl}/health`, { signal: AbortSignal.timeout(2_000) }).then(
+            async (r) => r.status === 200 && ((await r.json()) as { health?: string }).health === 'true',
+            () => false,
+          );
       if (ok) return;
       if (Date.now() > deadline) throw new Error(`etcd member ${s.name} not healthy within ${ETCD_START_MS} ms:\n${log}`);
       await sleep(100);
@@ -130,4 +154,17 @@ export async function startEtcd(t: { teardown(fn: () => unknown): void }, size =
     log: () => log,
     close,
   };
+}
+
+/** etcd's /health over TLS, presenting the client certificate. */
+function healthyOverTls(url: string, tls: EtcdTls): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = httpsGet(`${url}/health`, { ca: tls.caPem, cert: tls.clientCertPem, key: tls.clientKeyPem, timeout: 2_000 }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve(res.statusCode === 200 && body.includes('"health":"true"')));
+    });
+    req.once('error', () => resolve(false));
+    req.once('timeout', () => req.destroy());
+  });
 }
