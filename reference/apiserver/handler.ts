@@ -54,7 +54,6 @@ import { hasMessage, PROTOBUF_STREAM_MEDIA_TYPE, servesProtobuf } from './protob
 import { encodeWatchFrame } from './protobuf/codec.js';
 import { sendProtobuf } from './protobuf/respond.js';
 import { jsonText } from './served-json.js';
-import { convertList, convertObject, watchConverter } from './table/convert.js';
 
 /** Verbs this handler implements; discovery advertises only these. */
 export const SERVED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -311,7 +310,7 @@ export class ApiHandler {
       return;
     }
     const obj = await rr.store.get(rr.namespace, rr.name!);
-    this.send(res, ctx, 200, out.convert ? convertObject(out.convert, rr.store.strategy, obj, ctx.query) : obj);
+    this.send(res, ctx, 200, out.convert ? (await tableConvert()).convertObject(out.convert, rr.store.strategy, obj, ctx.query) : obj);
   }
 
   private async list(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
@@ -324,7 +323,7 @@ export class ApiHandler {
     if (!rr.store.strategy.verbs.includes('list')) throw methodNotAllowed();
     const predicate = parseListSelectors(ctx.query, rr.store.strategy, rr.store.gates);
     const list = await listResponse(rr.store, rr.namespace || undefined, q, predicate, this.continueTokens);
-    this.send(res, ctx, 200, out.convert ? convertList(out.convert, rr.store.strategy, list, ctx.query) : list);
+    this.send(res, ctx, 200, out.convert ? (await tableConvert()).convertList(out.convert, rr.store.strategy, list, ctx.query) : list);
   }
 
   private async create(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rr: ResourceRequest): Promise<void> {
@@ -469,7 +468,7 @@ export class ApiHandler {
   ): Promise<void> {
     const predicate = parseListSelectors(ctx.query, rr.store.strategy, rr.store.gates);
     // Each event's object as a Table row or its metadata, when the client asked for that.
-    const convert = ctx.output?.convert && watchConverter(ctx.output.convert, rr.store.strategy, ctx.query);
+    const convert = ctx.output?.convert && (await tableConvert()).watchConverter(ctx.output.convert, rr.store.strategy, ctx.query);
     // Protobuf clients get length-prefixed WatchEvent messages instead of JSON lines.
     const frame = ctx.output?.type === 'protobuf' ? (ev: WatchEvent) => encodeWatchFrame(ev, rr.store.strategy) : undefined;
     const timeoutSeconds = q.timeoutSeconds;
@@ -594,6 +593,9 @@ export class ApiHandler {
     }
   }
 }
+
+/** The Table and PartialObjectMetadata conversions, loaded when a client first asks for one. */
+const tableConvert = (): Promise<typeof import('./table/convert.js')> => import('./table/convert.js');
 
 /** A watch event as a JSON line: what JSON.stringify(ev) gives, the object's text made once when shared. */
 function eventLine(ev: WatchEvent): string {

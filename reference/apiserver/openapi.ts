@@ -10,7 +10,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { cachedDocument, sendCachedDocument, type CachedDocument } from './cached-document.js';
 import { methodNotAllowed, notAcceptable, pathNotFound } from './errors.js';
-import { serveOpenApiV2 } from './openapi-v2.js';
 import type { Registry } from './registry.js';
 import { deleteOptionsSchema, LIST_METADATA_DESCRIPTION, listMetaSchema, OBJECT_METADATA_DESCRIPTION, statusSchema, typeMetaProperties, watchEventSchema } from './meta-schemas.js';
 import { objectMetaSchema, type Schema } from './schema.js';
@@ -369,6 +368,8 @@ export function openApiDiscovery(registry: Registry, served: ReadonlySet<Verb>):
  */
 export async function serveOpenApi(req: IncomingMessage, res: ServerResponse, registry: Registry, segs: readonly string[], served: ReadonlySet<Verb>): Promise<void> {
   if (segs[0] === 'v2' && segs.length === 1) {
+    // Loaded on first use: few clients ask for v2, and the server starts without it.
+    const { serveOpenApiV2 } = await import('./openapi-v2.js');
     return serveOpenApiV2(req, res, registry, () => servedGroupVersions(registry).map(([g, v]) => groupVersionDocument(registry, g, v, served)));
   }
   if (segs[0] !== 'v3') throw pathNotFound();
