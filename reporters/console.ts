@@ -1,6 +1,6 @@
 // Live progress on a terminal, then a summary with every failure's evidence.
 import type { CaseResult, RunReport } from '../runner/results.js';
-import { type Outcome, countsText, exchangeSummary, formatDuration, outcome, targetLabel, verdict, verdictText, writeOutput } from './format.js';
+import { type Outcome, countsText, exchangeSummary, findingLines, formatDuration, outcome, targetLabel, verdict, verdictText, writeOutput } from './format.js';
 import type { Reporter, RunPlan } from './types.js';
 import { coverageOf } from './coverage.js';
 
@@ -75,6 +75,7 @@ function failureBlock(c: CaseResult, style: ConsoleStyle): string[] {
   if (c.message) out.push(`      ${indent(c.message, '      ')}`);
   if (c.expected !== undefined) out.push(`      ${p.green('expected:')} ${indent(c.expected, '                ')}`);
   if (c.actual !== undefined) out.push(`      ${p.red('actual:')}   ${indent(c.actual, '                ')}`);
+  for (const f of findingLines(c)) out.push(`      ${p.yellow('finding:')}  ${indent(f, '                ')}`);
   out.push(`      requirements: ${c.requirements.length ? c.requirements.join(', ') : '(none)'}; spec ${c.spec.doc} §${c.spec.section}`);
   const last = c.exchanges.at(-1);
   if (last) out.push(`      last exchange: ${exchangeSummary(last)}`);

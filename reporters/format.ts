@@ -1,4 +1,5 @@
 // Helpers shared by the reporters: outcomes, verdict, durations, exchanges, escaping, output.
+import { findingLabel, type Finding } from '../suites/findings.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { CaseResult, Exchange, RunReport } from '../runner/results.js';
@@ -310,4 +311,14 @@ export function summaryFacts(report: RunReport): [string, string][] {
   ];
   if (report.cleanupUnverified?.length) rows.push(['Cleanup not verified (check by hand)', String(report.cleanupUnverified.length)]);
   return rows;
+}
+
+/**
+ * A case's findings (suites/findings.ts) as lines, verdict-relevant first: each says whether it is
+ * upstream's shape or the spec's recommendation (SHOULD) or a permitted outcome noted (MAY), so
+ * that a reader of any report tells the spec's verdict from upstream's.
+ */
+export function findingLines(c: CaseResult): string[] {
+  const order = (f: Finding) => (f.level === 'SHOULD' ? 0 : 1);
+  return [...(c.findings ?? [])].sort((a, b) => order(a) - order(b)).map((f) => `${findingLabel(f)}: ${f.message}; expected ${f.expected}; actual ${f.actual}`);
 }

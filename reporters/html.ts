@@ -22,6 +22,7 @@ import {
   summaryFacts,
   failedCases,
   warnedCases,
+  findingLines,
 } from './format.js';
 import { requirementLabel } from './grouping.js';
 import { coverageOf, matrixColumns, sectionAnchor, specOutline, type OutlineDoc } from './coverage.js';
@@ -206,6 +207,8 @@ function caseDetail(c: CaseResult): string {
   if (c.message) out.push(`<p>Message</p><pre>${h(c.message)}</pre>`);
   if (c.expected !== undefined) out.push(`<p>Expected</p><pre>${h(c.expected)}</pre>`);
   if (c.actual !== undefined) out.push(`<p>Actual</p><pre>${h(c.actual)}</pre>`);
+  const findings = findingLines(c);
+  if (findings.length) out.push(`<p>Findings (SHOULD: upstream's shape or the spec's recommendation, apart from the verdict; MAY: a permitted outcome, noted)</p><ul>${findings.map((f) => `<li>${h(f)}</li>`).join('')}</ul>`);
   if (c.exchanges.length) {
     out.push(`<h4>Exchanges (${c.exchanges.length})</h4>`);
     c.exchanges.forEach((ex, i) => out.push(exchange(ex, i + 1)));

@@ -11,6 +11,7 @@ import {
   selectionText,
   truncate,
   unexpectedPassMessage,
+  findingLines,
 } from './format.js';
 import { isPartial } from './coverage.js';
 
@@ -46,6 +47,7 @@ function detailBody(c: CaseResult, lead?: string): string {
   if (c.message && c.message !== lead) lines.push(c.message);
   if (c.expected !== undefined) lines.push(`expected: ${c.expected}`);
   if (c.actual !== undefined) lines.push(`actual: ${c.actual}`);
+  for (const f of findingLines(c)) lines.push(`finding: ${f}`);
   lines.push(`requirements: ${c.requirements.length ? c.requirements.join(', ') : '(none)'}`);
   lines.push(`spec: ${c.spec.doc} §${c.spec.section}`);
   if (c.exchanges.length) {

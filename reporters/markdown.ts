@@ -19,6 +19,7 @@ import {
   summaryFacts,
   failedCases,
   warnedCases,
+  findingLines,
 } from './format.js';
 import { requirementLabel } from './grouping.js';
 import { coverageOf, matrixColumns, sectionAnchor, specOutline, type OutlineDoc } from './coverage.js';
@@ -190,6 +191,8 @@ function caseDetail(c: CaseResult): string[] {
   if (c.message) out.push('', 'Message:', '', block(c.message));
   if (c.expected !== undefined) out.push('', 'Expected:', '', block(c.expected));
   if (c.actual !== undefined) out.push('', 'Actual:', '', block(c.actual));
+  const findings = findingLines(c);
+  if (findings.length) out.push('', 'Findings (SHOULD: upstream\'s shape or the spec\'s recommendation, apart from the verdict; MAY: a permitted outcome, noted):', '', ...findings.map((f) => `- ${md(f)}`));
   if (c.exchanges.length) {
     out.push('', `#### Exchanges (${c.exchanges.length})`);
     c.exchanges.forEach((ex, i) => out.push(...exchange(ex, i + 1)));

@@ -14,6 +14,7 @@ import {
   verdictText,
   targetLabel,
   unexpectedPassMessage,
+  findingLines,
 } from './format.js';
 
 /** One line, with `#` and `\` escaped as TAP 14 requires in descriptions. */
@@ -30,6 +31,8 @@ function diagnostic(c: CaseResult, message: string): string {
   const diag: Record<string, unknown> = { message };
   if (c.expected !== undefined) diag.expected = c.expected;
   if (c.actual !== undefined) diag.actual = c.actual;
+  const findings = findingLines(c);
+  if (findings.length) diag.findings = findings;
   diag.requirements = c.requirements;
   diag.spec = `${c.spec.doc} §${c.spec.section}`;
   diag.status = c.status;

@@ -1,6 +1,7 @@
 // Results of a run: what reporters render and what `report` reads back from JSON.
 import type { Level, SpecDoc } from '../suites/requirements/types.js';
 import type { Impact, TargetKind } from '../suites/case.js';
+import type { Finding } from '../suites/findings.js';
 
 /** One HTTP request and its response, as a case's client saw it. */
 export interface Exchange {
@@ -18,8 +19,9 @@ export interface Exchange {
 }
 
 /**
- * What happened to a case. `warned`: a SHOULD case whose check failed, in a run without `--strict`
- * (reported with expected vs actual, counted apart, does not fail the run). `interrupted`: the run
+ * What happened to a case. `warned`: a SHOULD case whose check failed, or a case whose own verdict
+ * held but which recorded SHOULD findings (upstream's shape where the spec is silent), in a run
+ * without `--strict` (reported with expected vs actual, counted apart, does not fail the run). `interrupted`: the run
  * was stopped (Ctrl-C, SIGTERM) while the case ran; not a verdict about the target.
  */
 export type CaseStatus = 'passed' | 'failed' | 'warned' | 'skipped' | 'errored' | 'interrupted';
@@ -47,6 +49,12 @@ export interface CaseResult {
   knownFailure?: { reason: string };
   /** True for a case listed as a known failure that passed: reported, and it fails the run. */
   unexpectedPass?: boolean;
+  /**
+   * What the case recorded beside its verdict (suites/findings.ts): SHOULD findings (upstream's
+   * shape where the spec is silent) and MAY notes (which permitted outcome the target took). Absent
+   * when there were none, and in reports written before findings existed.
+   */
+  findings?: Finding[];
   /** Recorded HTTP exchanges; kept for failed and errored cases only. */
   exchanges: Exchange[];
 }

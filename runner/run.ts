@@ -8,6 +8,7 @@ import { NAMESPACE_IMPACTS, type Case, type CaseContext } from '../suites/case.j
 import { criControlClient, criControlConnection, type AgentTarget, type CriControlClient } from './agent-target.js';
 import { agentLauncher } from './agent-exec.js';
 import { CaseFailure, CaseSkip } from '../suites/verify.js';
+import { collectFindings, findingLabel, type Finding } from '../suites/findings.js';
 import type { Reporter } from '../reporters/types.js';
 import { ApiClient, createDispatcher, describeError, type TargetConnection } from './client.js';
 import { permissionDenied, rejectedCredentials, TargetAccessError } from './target.js';
@@ -310,8 +311,9 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
   let message = '';
   let expected: string | undefined;
   let actual: string | undefined;
+  const findings: Finding[] = [];
   try {
-    const outcome = await Promise.race([c.run(ctx).then(() => 'done' as const), deadline]);
+    const outcome = await Promise.race([collectFindings(findings, () => c.run(ctx)).then(() => 'done' as const), deadline]);
     if (outcome === 'timeout') {
       status = 'errored';
       message = `timed out after ${env.timeoutMs / 1000}s (the target did not answer in time)`;
@@ -347,9 +349,20 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
     agentClient?.closeAll();
     for (const client of componentClients.values()) client.closeAll();
   }
+  // A case whose own checks held but which found upstream's shape (or a recommendation) not kept:
+  // a warning, or a failure in a strict run. Its message says which finding it is.
+  const should = findings.filter((f) => f.level === 'SHOULD');
+  if (status === 'passed' && should.length) {
+    status = env.strict ? 'failed' : 'warned';
+    const f = should[0]!;
+    message = `${findingLabel(f)}: ${f.message}${should.length > 1 ? ` (and ${should.length - 1} more finding${should.length > 2 ? 's' : ''})` : ''}`;
+    expected = f.expected;
+    actual = f.actual;
+  }
   const r = resultOf(c, status, Math.round(performance.now() - started), message);
   r.expected = expected;
   r.actual = actual;
+  if (findings.length) r.findings = findings;
   // Exchanges are what an auditor needs to see a failure; passes keep reports small.
   if (status === 'failed' || status === 'warned' || status === 'errored') r.exchanges = api.exchanges;
   return r;

@@ -3,40 +3,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ApiResponse } from '../runner/client.js';
 
-export class CaseFailure extends Error {
-  constructor(message: string, readonly expected: string, readonly actual: string) {
-    super(message);
-    this.name = 'CaseFailure';
-  }
-}
-
-/**
- * Thrown when a case finds that this target does not let it observe its rule (the server ignored
- * `limit`, so no continue token can expire; an optional endpoint is not served). The runner reports
- * the case as skipped with this reason: a rule nobody could check is never passed.
- */
-export class CaseSkip extends Error {
-  constructor(reason: string) {
-    super(reason);
-    this.name = 'CaseSkip';
-  }
-}
-
-/** Skips the running case with the reason (see CaseSkip). */
-export function skip(reason: string): never {
-  throw new CaseSkip(reason);
-}
-
-export function show(v: unknown): string {
-  if (v === undefined) return 'undefined (absent)';
-  if (typeof v === 'string') return JSON.stringify(v);
-  const s = JSON.stringify(v);
-  return s === undefined ? String(v) : s.length > 500 ? `${s.slice(0, 500)}…` : s;
-}
-
-export function fail(what: string, expected: string, actual: string): never {
-  throw new CaseFailure(what, expected, actual);
-}
+export { CaseFailure, CaseSkip, skip, show, fail } from './failure.js';
+import { show, fail } from './failure.js';
+import { upstream } from './findings.js';
 
 export function expectEqual(actual: unknown, expected: unknown, what: string): void {
   if (!isDeepStrictEqual(actual, expected)) fail(what, show(expected), show(actual));
@@ -97,28 +66,62 @@ export function expectEntries(actual: unknown, set: Readonly<Record<string, stri
 }
 
 export interface ExpectedStatus {
+  /** Upstream's code for this error (a SHOULD unless `spec` names it). */
   code: number;
-  /** The reason, or the reasons any of which is right (where the spec and upstream word it differently). */
+  /** Upstream's reason, or the reasons any of which is right (a SHOULD). */
   reason: string | readonly string[];
-  /** Field errors that must be among details.causes: path and, when given, the cause reason. */
+  /** Upstream's field errors that should be among details.causes: path and, when given, the cause reason (a SHOULD). */
   causes?: ReadonlyArray<{ field: string; reason?: string }>;
+  /**
+   * What the spec itself states about the answer, checked as the case's own verdict: the code or
+   * codes it names (spec 000 §7: "410 ResourceExpired"; "fail with BadRequest": 400), and the
+   * fields the error must name ("the error lists all of them"). Without `code` here the verdict is
+   * only that the request was refused with an error of the same class as upstream's code (4xx for a
+   * refused write, 5xx for a server fault): the spec states which writes are refused, not how.
+   */
+  spec?: { code?: number | readonly number[]; names?: readonly string[] };
 }
 
-/** An error response whose body is a Status with this code and reason (and causes). Gives the Status back. */
+/** The class of an HTTP code (4 for 4xx), and its words for messages. */
+const codeClass = (code: number) => Math.floor(code / 100);
+
+/**
+ * An error response: the verdict rests on what the spec states (`want.spec`: the request was
+ * refused with an error of upstream's class, with the code the spec names, naming the fields it
+ * says the error names); upstream's shape (its exact code, a Status body with `status: Failure`,
+ * the reason, the causes) is checked too, each difference a SHOULD finding (suites/findings.ts).
+ * Gives back the Status, or whatever JSON object the target answered (`{}` for none), so that a
+ * case can read on.
+ */
 export function expectStatus(res: ApiResponse, want: ExpectedStatus, what: string): any {
+  const specCodes = want.spec?.code === undefined ? undefined : typeof want.spec.code === 'number' ? [want.spec.code] : want.spec.code;
+  if (specCodes) {
+    if (!specCodes.includes(res.status)) fail(what, `HTTP ${specCodes.join(' or ')} (the code the spec names)`, summarise(res));
+  } else if (codeClass(res.status) !== codeClass(want.code)) {
+    fail(what, `an error response (HTTP ${codeClass(want.code)}xx; upstream answers ${want.code})`, summarise(res));
+  }
+  for (const name of want.spec?.names ?? []) {
+    if (!res.text.includes(name)) fail(`${what}: the error names ${show(name)}`, `the response body names ${show(name)}`, summarise(res));
+  }
   const s = res.json;
   const reasons: readonly string[] = typeof want.reason === 'string' ? [want.reason] : want.reason;
-  const wantText = `HTTP ${want.code} with a Status body, reason ${reasons.join(' or ')}${want.causes ? `, causes ${want.causes.map((c) => `${c.field}${c.reason ? `(${c.reason})` : ''}`).join(', ')}` : ''}`;
-  if (res.status !== want.code || !s || s.kind !== 'Status') fail(what, wantText, summarise(res));
-  if (s.status !== 'Failure' || s.code !== want.code || !reasons.includes(s.reason)) {
-    fail(`${what}: Status fields`, `status "Failure", code ${want.code}, reason ${reasons.map((r) => show(r)).join(' or ')}`, `status ${show(s.status)}, code ${show(s.code)}, reason ${show(s.reason)}`);
+  upstream(() => expectUpstreamStatus(res, want.code, reasons, want.causes ?? [], what));
+  return s && typeof s === 'object' && !Array.isArray(s) ? s : {};
+}
+
+/** Upstream's shape of an error: its code, a Status body, its reason and causes (each a SHOULD). */
+function expectUpstreamStatus(res: ApiResponse, code: number, reasons: readonly string[], causes: ReadonlyArray<{ field: string; reason?: string }>, what: string): void {
+  const s = res.json;
+  if (res.status !== code) fail(`${what}: HTTP code (upstream's)`, `HTTP ${code}`, summarise(res));
+  if (!s || s.kind !== 'Status') fail(`${what}: a Status body (upstream's)`, `a Status with reason ${reasons.join(' or ')}`, summarise(res));
+  if (s.status !== 'Failure' || s.code !== res.status || !reasons.includes(s.reason)) {
+    fail(`${what}: Status fields (upstream's)`, `status "Failure", code ${res.status}, reason ${reasons.map((r) => show(r)).join(' or ')}`, `status ${show(s.status)}, code ${show(s.code)}, reason ${show(s.reason)}`);
   }
-  for (const c of want.causes ?? []) {
-    const causes: any[] = Array.isArray(s.details?.causes) ? s.details.causes : [];
-    const hit = causes.find((k) => k?.field === c.field && (!c.reason || k?.reason === c.reason));
-    if (!hit) fail(`${what}: details.causes names the bad field`, `a cause with field ${show(c.field)}${c.reason ? ` and reason ${c.reason}` : ''}`, show(causes));
+  for (const c of causes) {
+    const got: any[] = Array.isArray(s.details?.causes) ? s.details.causes : [];
+    const hit = got.find((k) => k?.field === c.field && (!c.reason || k?.reason === c.reason));
+    if (!hit) fail(`${what}: details.causes names the bad field (upstream's)`, `a cause with field ${show(c.field)}${c.reason ? ` and reason ${c.reason}` : ''}`, show(got));
   }
-  return s;
 }
 
 /** Reads a dotted path (`metadata.name`) from an object. */
