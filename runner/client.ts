@@ -119,6 +119,11 @@ export interface ApiResponse {
   bytes: Buffer;
   /** The body parsed as JSON, or undefined when it is not JSON. */
   json: any;
+  /**
+   * The request this answers (path without the query, body as sent): a verifier that judges a
+   * refused write reads the object back from it (suites/verify.ts expectRefused).
+   */
+  request?: { method: string; path: string; body?: string };
 }
 
 /** Binary bodies are recorded for reports as their size and base64, not as mangled text. */
@@ -235,7 +240,8 @@ export class ApiClient {
       const bytes = await readCapped(res.body, ex.responseHeaders, this.maxResponseBytes, res.statusCode);
       const text = bytes.toString('utf8');
       ex.responseBody = recordedBody(bytes, ex.responseHeaders['content-type']);
-      return { status: res.statusCode, headers: ex.responseHeaders, text, bytes, json: parseJson(text) };
+      const request = { method, path: path.split('?')[0]!, body: typeof body === 'string' ? body : undefined };
+      return { status: res.statusCode, headers: ex.responseHeaders, text, bytes, json: parseJson(text), request };
     } catch (err) {
       ex.error = describeError(err);
       throw err;

@@ -28,6 +28,17 @@ function verdict(results: CaseResult[]): string {
   }
 }
 
+/** What the counted cases of a requirement judge: the spec's outcome (MUST) and/or upstream's shape (SHOULD). */
+function checks(r: Requirement, cs: readonly Case[]): string {
+  const out: string[] = [];
+  if (cs.some((c) => c.level === 'MUST')) out.push('spec (MUST)');
+  // A SHOULD case of a rule the spec itself words as a recommendation checks the spec, not upstream.
+  const recommendation = r.level === 'SHOULD' && r.source === 'spec';
+  if (cs.some((c) => c.level === 'SHOULD') && recommendation) out.push('spec recommendation (SHOULD)');
+  if (cs.some((c) => (c.level === 'SHOULD' && !recommendation) || c.upstreamShape)) out.push('upstream (SHOULD)');
+  return out.length ? out.join('<br>') : '—';
+}
+
 export function renderConformanceDoc(requirements: readonly Requirement[], cases: readonly Case[], results: readonly CaseResult[]): string {
   const casesByReq = byRequirement(cases);
   const resultById = new Map(results.map((r) => [r.id, r]));
@@ -41,6 +52,11 @@ export function renderConformanceDoc(requirements: readonly Requirement[], cases
   out.push('- **Cases**: the conformance cases that check the rule. A requirement without cases is not covered yet. A rule of');
   out.push('  document 001 about the node agent counts only cases that observe an agent (they need `--agent`, `--cri-control` or');
   out.push('  `--agent-exec`); cases that only store Node, Pod or Lease objects through the API are listed apart, as not counted.');
+  out.push('- **Checks**: what the counted cases judge. `spec (MUST)`: the spec\'s outcome is the verdict (a MUST case');
+  out.push('  fails the run). `upstream (SHOULD)`: upstream\'s shape or behaviour where the spec is silent (an exact error code,');
+  out.push('  Status reason, causes, wording), or a recommendation: a warning, failing only with `run --strict`; a MUST case');
+  out.push('  that also records such findings beside its verdict shows both. `spec recommendation (SHOULD)`: a rule the spec');
+  out.push('  itself words as a recommendation.');
   out.push('- **Reference**: the reference implementation\'s result on those cases.', '');
 
   const docs: SpecDoc[] = ['000', '001', '002'];
@@ -63,14 +79,14 @@ export function renderConformanceDoc(requirements: readonly Requirement[], cases
     for (const section of sections) {
       const inSection = reqs.filter((r) => r.section === section);
       out.push(`### §${section} ${inSection[0].sectionTitle}`, '');
-      out.push('| Requirement | Level | Source | Rule | Cases | Reference |', '|---|---|---|---|---|---|');
+      out.push('| Requirement | Level | Source | Rule | Cases | Checks | Reference |', '|---|---|---|---|---|---|---|');
       for (const r of inSection) {
         const cs = casesByReq.get(r.id) ?? [];
         const res = cs.map((c) => resultById.get(c.id)).filter((x): x is CaseResult => !!x);
         const apiOnly = cases.filter((c) => c.requirements.includes(r.id) && !countsFor(c, r.id));
         const listed = cs.length ? cs.map((c) => `\`${c.id}\``).join('<br>') : 'not covered';
         const apart = apiOnly.length ? `<br>(API only, not counted: ${apiOnly.map((c) => `\`${c.id}\``).join(', ')})` : '';
-        out.push(`| ${r.id} | ${r.level} | ${r.source} | ${cell(r.text)} | ${listed}${apart} | ${verdict(res)} |`);
+        out.push(`| ${r.id} | ${r.level} | ${r.source} | ${cell(r.text)} | ${listed}${apart} | ${checks(r, cs)} | ${verdict(res)} |`);
       }
       out.push('');
     }

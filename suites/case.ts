@@ -40,6 +40,14 @@ export interface CaseMeta {
   readonly requirements: readonly string[];
   readonly spec: { readonly doc: SpecDoc; readonly section: string };
   readonly level: Level;
+  /**
+   * The case also checks upstream's shape where the spec is silent (an exact error code, a Status
+   * reason, details.causes, wording) and records each difference as a SHOULD finding beside its own
+   * verdict (suites/findings.ts; expectStatus does it for every error answer). CONFORMANCE.md shows
+   * it per requirement; the legal-variant tests check that every case recording an upstream finding
+   * declares it. A SHOULD case checks upstream's behaviour by its level alone and needs no flag.
+   */
+  readonly upstreamShape?: boolean;
   /** Feature gates the case needs in a given state; others it does not care about. */
   readonly gates?: Readonly<Record<string, boolean>>;
   readonly impact: Impact;

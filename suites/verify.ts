@@ -1,7 +1,7 @@
 // The shared verifier (h2spec style): every check names what it looked at and, on failure, reports
 // what the spec expects next to what the target did. Cases stay free of reporting code.
 import { isDeepStrictEqual } from 'node:util';
-import type { ApiResponse } from '../runner/client.js';
+import type { ApiClient, ApiResponse } from '../runner/client.js';
 
 export { CaseFailure, CaseSkip, skip, show, fail } from './failure.js';
 import { show, fail } from './failure.js';
@@ -122,6 +122,57 @@ function expectUpstreamStatus(res: ApiResponse, code: number, reasons: readonly 
     const hit = got.find((k) => k?.field === c.field && (!c.reason || k?.reason === c.reason));
     if (!hit) fail(`${what}: details.causes names the bad field (upstream's)`, `a cause with field ${show(c.field)}${c.reason ? ` and reason ${c.reason}` : ''}`, show(got));
   }
+}
+
+/**
+ * A refused write: the verdict of expectStatus (an error of upstream's class, or the code the spec
+ * names), and, for a create, that nothing was stored: the object the refused POST named is not there
+ * (a 404 when read back). Upstream's code, Status reason and causes are SHOULD findings. Replaces
+ * and patches are not read back here: what they would have changed is the case's to check.
+ */
+export async function expectRefused(api: ApiClient, res: ApiResponse, want: ExpectedStatus, what: string): Promise<any> {
+  const s = expectStatus(res, want, what);
+  await expectNothingCreated(api, res, what);
+  return s;
+}
+
+/** Subresources a POST goes to that are not collections of readable objects. */
+const NOT_A_COLLECTION = /\/(binding|bindings|eviction)$/;
+
+/** After a refused POST: the object it named was not stored. */
+async function expectNothingCreated(api: ApiClient, res: ApiResponse, what: string): Promise<void> {
+  const req = res.request;
+  if (!req || req.method !== 'POST' || NOT_A_COLLECTION.test(req.path)) return;
+  let name: unknown;
+  try {
+    name = JSON.parse(req.body ?? '')?.metadata?.name;
+  } catch {
+    return;
+  }
+  if (typeof name !== 'string' || name === '' || name.includes('/')) return;
+  const item = `${req.path}/${encodeURIComponent(name)}`;
+  const got = await api.get(item);
+  // Only a 200 says the object exists; another answer (403, a 5xx) tells nothing about storage.
+  if (got.status === 200) fail(`${what}: nothing was stored`, `GET ${item} finds nothing (HTTP 404): the create was refused`, `HTTP 200: the refused create stored ${show(got.json?.metadata?.name ?? name)}`);
+}
+
+/**
+ * A validation error on a write: refused (expectRefused), and upstream's shape, a 422 Invalid with
+ * a cause at one of `fields` or below it (`spec.target` covers `spec.target.pod.name`), as SHOULD
+ * findings. Several names are allowed where servers name a field differently. `reason` narrows the
+ * cause reason when given.
+ */
+export async function expectInvalidWrite(api: ApiClient, res: ApiResponse, fields: string | readonly string[], what: string, reason?: string): Promise<any> {
+  const list = typeof fields === 'string' ? [fields] : fields;
+  const s = await expectRefused(api, res, { code: 422, reason: 'Invalid' }, what);
+  const causes: any[] = Array.isArray(s.details?.causes) ? s.details.causes : [];
+  const under = (f: unknown) => typeof f === 'string' && list.some((field) => f === field || f.startsWith(`${field}.`) || f.startsWith(`${field}[`));
+  upstream(() => {
+    if (!causes.some((c) => under(c?.field) && (!reason || c?.reason === reason))) {
+      fail(`${what}: details.causes names the bad field (upstream's)`, `a cause with field ${list.map((f) => show(f)).join(' or ')} (or below it)${reason ? ` and reason ${reason}` : ''}`, show(causes));
+    }
+  });
+  return s;
 }
 
 /** Reads a dotted path (`metadata.name`) from an object. */

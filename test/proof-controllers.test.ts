@@ -1,7 +1,9 @@
 // Every case that observes a controller or the scheduler is proven: it passes against the reference
 // and fails against a reference whose controller manager or scheduler runs with the case's test-only
-// switches (test/proof/controllers.ts). Runs are strict, so a broken SHOULD rule shows as failed.
+// switches (test/proof/controllers.ts). Runs are not strict: a MUST case must fail on
+// its own verdict, a SHOULD case warn (helpers/proof-level.ts).
 import t from 'tap';
+import { failedAtLevel } from './helpers/proof-level.js';
 import { ALL_CASES } from '../suites/index.js';
 import { runCases } from '../runner/run.js';
 import { profileOf, startEmbeddedTarget, type EmbeddedTarget } from '../runner/embedded.js';
@@ -12,7 +14,7 @@ const CASES = ALL_CASES.filter((c) => (c.controllers?.length ?? 0) > 0);
 
 async function runOne(c: Case, target: EmbeddedTarget) {
   const g = target.group;
-  const report = await runCases({ cases: [c], conn: g.conn, components: g.components, embedded: false, gates: g.gates, facts: g.facts, version: 'test', timeoutMs: 60_000, strict: true });
+  const report = await runCases({ cases: [c], conn: g.conn, components: g.components, embedded: false, gates: g.gates, facts: g.facts, version: 'test', timeoutMs: 60_000, strict: false });
   return report.cases[0]!;
 }
 
@@ -38,7 +40,7 @@ t.test('each controller case passes against the reference and fails against its 
       const broken = await startEmbeddedTarget(profile, { runId: `cbroken${seq++}`, breaks: new Set(CONTROLLER_BREAKAGES[c.id]!.breaks) });
       try {
         const bad = await runOne(c, broken);
-        t.equal(bad.status, 'failed', `${c.id} fails against a control plane broken in its rule${bad.status !== 'failed' ? ` (got ${bad.status}: ${bad.message})` : ''}`);
+        t.equal(bad.status, failedAtLevel(c), `${c.id} fails against a control plane broken in its rule, at its level${bad.status !== failedAtLevel(c) ? ` (got ${bad.status}: ${bad.message})` : ''}`);
       } finally {
         await broken.close();
       }

@@ -1,7 +1,7 @@
 // Spec 000 §2.1 common shape: list shape and the ObjectMeta rules the spec leaves to upstream
 // behaviour (ground-truth note), exercised on StorageClass as the one resource every target serves.
 import { defineCase, type Case } from '../case.js';
-import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail, SUCCESS } from '../verify.js';
+import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail, SUCCESS, expectRefused } from '../verify.js';
 import { createStorageClass, postStorageClass, storageClass, scItem, SC_PATH, SC_GROUP_VERSION } from './fixtures.js';
 
 const section = { doc: '000', section: '2.1' } as const;
@@ -36,7 +36,7 @@ export const commonShapeCases: Case[] = [
       delete body.metadata.name;
       const res = await postStorageClass(ctx, body);
       if (res.status < 300 && res.json?.metadata?.name) ctx.track(scItem(res.json.metadata.name));
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'metadata.name', reason: 'FieldValueRequired' }] }, 'create without metadata.name');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'metadata.name', reason: 'FieldValueRequired' }] }, 'create without metadata.name');
     },
   }),
   defineCase({
@@ -47,7 +47,7 @@ export const commonShapeCases: Case[] = [
     async run(ctx) {
       for (const name of [`${ctx.uniqueName('upper')}-UPPER`, `${ctx.uniqueName('u')}_underscore`, `${ctx.uniqueName('long')}-${'a'.repeat(250)}`]) {
         const res = await postStorageClass(ctx, storageClass(ctx, { metadata: { name, labels: { ...ctx.labels } } }));
-        expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'metadata.name', reason: 'FieldValueInvalid' }] }, `create with name ${JSON.stringify(name.slice(0, 40))}${name.length > 40 ? '…' : ''}`);
+        await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'metadata.name', reason: 'FieldValueInvalid' }] }, `create with name ${JSON.stringify(name.slice(0, 40))}${name.length > 40 ? '…' : ''}`);
       }
     },
   }),
@@ -157,7 +157,7 @@ export const commonShapeCases: Case[] = [
       const body = storageClass(ctx);
       body.metadata.labels['conformance.orch.io/long'] = 'v'.repeat(64);
       const res = await postStorageClass(ctx, body);
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'metadata.labels' }] }, 'create with a 64-character label value');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'metadata.labels' }] }, 'create with a 64-character label value');
     },
   }),
   defineCase({
@@ -169,7 +169,7 @@ export const commonShapeCases: Case[] = [
       const body = storageClass(ctx);
       body.metadata.labels['not a/valid/key'] = 'x';
       const res = await postStorageClass(ctx, body);
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'metadata.labels' }] }, 'create with label key "not a/valid/key"');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'metadata.labels' }] }, 'create with label key "not a/valid/key"');
     },
   }),
   defineCase({
@@ -181,7 +181,7 @@ export const commonShapeCases: Case[] = [
       const key = 'conformance.orch.io/blob';
       const over = storageClass(ctx, {}, 'over');
       over.metadata.annotations = { [key]: 'x'.repeat(262144 - key.length + 1) };
-      expectStatus(await postStorageClass(ctx, over), { code: 422, reason: 'Invalid', causes: [{ field: 'metadata.annotations', reason: 'FieldValueTooLong' }] }, 'create with 262145 bytes of annotations');
+      await expectRefused(ctx.api, await postStorageClass(ctx, over), { code: 422, reason: 'Invalid', causes: [{ field: 'metadata.annotations', reason: 'FieldValueTooLong' }] }, 'create with 262145 bytes of annotations');
       const atLimit = storageClass(ctx, {}, 'limit');
       atLimit.metadata.annotations = { [key]: 'x'.repeat(262144 - key.length) };
       expectObject(await postStorageClass(ctx, atLimit), SUCCESS.create, 'StorageClass', 'create with exactly 262144 bytes of annotations');
@@ -196,7 +196,7 @@ export const commonShapeCases: Case[] = [
       const body = storageClass(ctx);
       body.metadata.namespace = 'default';
       const res = await postStorageClass(ctx, body);
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'metadata.namespace', reason: 'FieldValueForbidden' }] }, 'create a StorageClass with metadata.namespace "default"');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'metadata.namespace', reason: 'FieldValueForbidden' }] }, 'create a StorageClass with metadata.namespace "default"');
     },
   }),
   defineCase({

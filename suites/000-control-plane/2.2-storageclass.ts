@@ -1,6 +1,6 @@
 // Spec 000 §2.2 StorageClass: field rules, defaults and scope.
 import { defineCase, type Case } from '../case.js';
-import { expectEqual, expectObject, expectStatus, expectCode } from '../verify.js';
+import { expectEqual, expectObject, expectCode, expectRefused } from '../verify.js';
 import { createStorageClass, postStorageClass, storageClass, scItem } from './fixtures.js';
 
 const section = { doc: '000', section: '2.2' } as const;
@@ -16,7 +16,7 @@ export const storageClassCases: Case[] = [
       const body = storageClass(ctx);
       delete body.provisioner;
       const res = await postStorageClass(ctx, body);
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'provisioner', reason: 'FieldValueRequired' }] }, 'create without provisioner');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'provisioner', reason: 'FieldValueRequired' }] }, 'create without provisioner');
     },
   }),
   defineCase({
@@ -61,7 +61,7 @@ export const storageClassCases: Case[] = [
     requirements: ['000-2.2-reclaim-policy-values'],
     async run(ctx) {
       const res = await postStorageClass(ctx, storageClass(ctx, { reclaimPolicy: 'Shred' }));
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'reclaimPolicy', reason: 'FieldValueNotSupported' }] }, 'create with reclaimPolicy "Shred"');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'reclaimPolicy', reason: 'FieldValueNotSupported' }] }, 'create with reclaimPolicy "Shred"');
     },
   }),
   defineCase({
@@ -93,7 +93,7 @@ export const storageClassCases: Case[] = [
     requirements: ['000-2.2-volume-binding-mode-values'],
     async run(ctx) {
       const res = await postStorageClass(ctx, storageClass(ctx, { volumeBindingMode: 'Eventually' }));
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'volumeBindingMode', reason: 'FieldValueNotSupported' }] }, 'create with volumeBindingMode "Eventually"');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'volumeBindingMode', reason: 'FieldValueNotSupported' }] }, 'create with volumeBindingMode "Eventually"');
     },
   }),
   defineCase({
@@ -128,7 +128,7 @@ export const storageClassCases: Case[] = [
       const res = await postStorageClass(ctx, storageClass(ctx, {
         allowedTopologies: [{ matchLabelExpressions: [{ key: 'topology.orch.io/zone', values: [] }] }],
       }));
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'allowedTopologies[0].matchLabelExpressions[0].values', reason: 'FieldValueRequired' }] }, 'create with a requirement whose values are empty');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'allowedTopologies[0].matchLabelExpressions[0].values', reason: 'FieldValueRequired' }] }, 'create with a requirement whose values are empty');
     },
   }),
   defineCase({
@@ -140,7 +140,7 @@ export const storageClassCases: Case[] = [
       const res = await postStorageClass(ctx, storageClass(ctx, {
         allowedTopologies: [{ matchLabelExpressions: [{ values: ['zone-a'] }] }],
       }));
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'allowedTopologies[0].matchLabelExpressions[0].key' }] }, 'create with a requirement without key');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'allowedTopologies[0].matchLabelExpressions[0].key' }] }, 'create with a requirement without key');
     },
   }),
   defineCase({

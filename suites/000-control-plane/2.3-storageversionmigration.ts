@@ -10,7 +10,7 @@
 // if a migrator fails the migration before they are done (older upstream releases do so at once).
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import type { ApiResponse } from '../../runner/client.js';
-import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, show, skip, SUCCESS } from '../verify.js';
+import { expectCode, expectEqual, expectObject, expectTrue, show, skip, SUCCESS, expectRefused } from '../verify.js';
 import { itemPath, kindCommon, postObject } from './kinds.js';
 import { FIXED_TIME, STORAGE_VERSION_MIGRATION as SVM, UNSERVED_RESOURCE } from './kinds-quota-events.js';
 import { clone, createWith, expectInvalid, objectWith, pathInNamespace, putObject, readBack } from './quota-events-common.js';
@@ -102,7 +102,7 @@ export const storageVersionMigrationCases: Case[] = [
     requirements: ['000-2.3-resource-required'],
     async run(ctx) {
       const body = objectWith(ctx, SVM, (o) => { o.spec = {}; });
-      expectInvalid(await postObject(ctx, SVM, body), 'spec.resource', 'create without spec.resource');
+      await expectInvalid(ctx, await postObject(ctx, SVM, body), 'spec.resource', 'create without spec.resource');
     },
   }),
   defineCase({
@@ -112,7 +112,7 @@ export const storageVersionMigrationCases: Case[] = [
     requirements: ['000-2.3-resource-resource-required'],
     async run(ctx) {
       const body = objectWith(ctx, SVM, (o) => { o.spec.resource = { group: 'apps' }; });
-      expectInvalid(await postObject(ctx, SVM, body), 'spec.resource.resource', 'create with spec.resource.group only', 'FieldValueRequired');
+      await expectInvalid(ctx, await postObject(ctx, SVM, body), 'spec.resource.resource', 'create with spec.resource.group only', 'FieldValueRequired');
       const core = await createWith(ctx, SVM, (o) => { o.spec.resource = { resource: 'configmaps' }; }, 'creating one for the core group (no group)', 'core');
       expectEqual(core.spec?.resource?.resource, 'configmaps', 'spec.resource.resource of the core-group migration');
     },
@@ -137,7 +137,7 @@ export const storageVersionMigrationCases: Case[] = [
       const o = await create(ctx);
       for (const resource of [{ group: 'apps', resource: 'statefulsets' }, { group: 'batch', resource: 'deployments' }]) {
         const res = await putFresh(ctx, o, (next) => { next.spec.resource = resource; });
-        expectStatus(res, { code: 422, reason: 'Invalid' }, `PUT changing spec.resource to ${show(resource)}`);
+        await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid' }, `PUT changing spec.resource to ${show(resource)}`);
       }
       const got = await readBack(ctx, SVM, o);
       expectEqual(got.spec?.resource, o.spec?.resource, 'spec.resource after the refused changes');
@@ -151,7 +151,7 @@ export const storageVersionMigrationCases: Case[] = [
     async run(ctx) {
       const o = await create(ctx);
       const res = await putFresh(ctx, o, (next) => { next.spec.resource.resource = 'replicasets'; });
-      const s = expectStatus(res, { code: 422, reason: 'Invalid' }, 'PUT changing spec.resource.resource');
+      const s = await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid' }, 'PUT changing spec.resource.resource');
       const causes: any[] = Array.isArray(s.details?.causes) ? s.details.causes : [];
       expectTrue(causes.some((c) => String(c?.message ?? '').includes('field is immutable')), 'a cause says "field is immutable"', 'a cause message containing "field is immutable"', causes);
     },
@@ -180,7 +180,7 @@ export const storageVersionMigrationCases: Case[] = [
     async run(ctx) {
       const o = await create(ctx);
       const res = await putWithStatus(ctx, o, { conditions: [condition('Running', 'True'), condition('Running', 'False')] });
-      expectInvalid(res, 'status.conditions', 'PUT with two Running conditions');
+      await expectInvalid(ctx, res, 'status.conditions', 'PUT with two Running conditions');
     },
   }),
   defineCase({
@@ -191,7 +191,7 @@ export const storageVersionMigrationCases: Case[] = [
     async run(ctx) {
       const o = await create(ctx);
       const res = await putWithStatus(ctx, o, { conditions: [condition('Succeeded', 'True'), condition('Failed', 'True')] });
-      expectInvalid(res, 'status.conditions', 'PUT with Succeeded=True and Failed=True');
+      await expectInvalid(ctx, res, 'status.conditions', 'PUT with Succeeded=True and Failed=True');
     },
   }),
   defineCase({
@@ -203,7 +203,7 @@ export const storageVersionMigrationCases: Case[] = [
       const o = await create(ctx);
       for (const terminal of ['Succeeded', 'Failed']) {
         const res = await putWithStatus(ctx, o, { conditions: [condition('Running', 'True'), condition(terminal, 'True')] });
-        expectInvalid(res, 'status.conditions', `PUT with Running=True and ${terminal}=True`);
+        await expectInvalid(ctx, res, 'status.conditions', `PUT with Running=True and ${terminal}=True`);
       }
     },
   }),
@@ -217,7 +217,7 @@ export const storageVersionMigrationCases: Case[] = [
         const o = await create(ctx, terminal.toLowerCase());
         const done = await setStatus(ctx, o, { conditions: [condition(terminal, 'True')] }, `PUT with ${terminal}=True`);
         const res = await putWithStatus(ctx, done, { conditions: [condition(terminal, 'False')] });
-        expectInvalid(res, 'status.conditions', `PUT setting ${terminal} back to False`);
+        await expectInvalid(ctx, res, 'status.conditions', `PUT setting ${terminal} back to False`);
       }
     },
   }),
@@ -241,7 +241,7 @@ export const storageVersionMigrationCases: Case[] = [
     async run(ctx) {
       const o = await create(ctx);
       for (const resourceVersion of ['abc', '-1']) {
-        expectInvalid(await putWithStatus(ctx, o, { resourceVersion }), 'status.resourceVersion', `PUT with status.resourceVersion ${show(resourceVersion)}`);
+        await expectInvalid(ctx, await putWithStatus(ctx, o, { resourceVersion }), 'status.resourceVersion', `PUT with status.resourceVersion ${show(resourceVersion)}`);
       }
     },
   }),
@@ -253,7 +253,7 @@ export const storageVersionMigrationCases: Case[] = [
     async run(ctx) {
       const o = await create(ctx);
       const set = await setStatus(ctx, o, { resourceVersion: '100' }, 'PUT setting status.resourceVersion to "100"');
-      expectInvalid(await putWithStatus(ctx, set, { resourceVersion: '200' }), 'status.resourceVersion', 'PUT changing status.resourceVersion to "200"');
+      await expectInvalid(ctx, await putWithStatus(ctx, set, { resourceVersion: '200' }), 'status.resourceVersion', 'PUT changing status.resourceVersion to "200"');
       const got = await readBack(ctx, SVM, o);
       expectEqual(got.status?.resourceVersion, '100', 'status.resourceVersion after the refused change');
     },

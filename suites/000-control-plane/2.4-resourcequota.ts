@@ -152,7 +152,7 @@ export const resourceQuotaCases: Case[] = ([
     requirements: ['000-2.4-spec-hard-quantity-syntax'],
     async run(ctx) {
       for (const q of ['1.5.Gi', '1Gb', '', 'abc']) {
-        expectRejected(await postSpec(ctx, { hard: { memory: q } }, 'bad'), 'spec.hard[memory]', `create with hard.memory ${show(q)}`);
+        await expectRejected(ctx, await postSpec(ctx, { hard: { memory: q } }, 'bad'), 'spec.hard[memory]', `create with hard.memory ${show(q)}`);
       }
     },
   }),
@@ -174,8 +174,8 @@ export const resourceQuotaCases: Case[] = ([
     title: 'A negative quantity in spec.hard is rejected',
     requirements: ['000-2.4-spec-hard-non-negative'],
     async run(ctx) {
-      expectInvalid(await postSpec(ctx, { hard: { pods: '-1' } }), 'spec.hard[pods]', 'create with hard.pods "-1"');
-      expectInvalid(await postSpec(ctx, { hard: { memory: '-1Gi' } }), 'spec.hard[memory]', 'create with hard.memory "-1Gi"');
+      await expectInvalid(ctx, await postSpec(ctx, { hard: { pods: '-1' } }), 'spec.hard[pods]', 'create with hard.pods "-1"');
+      await expectInvalid(ctx, await postSpec(ctx, { hard: { memory: '-1Gi' } }), 'spec.hard[memory]', 'create with hard.memory "-1Gi"');
     },
   }),
   defineCase({
@@ -185,7 +185,7 @@ export const resourceQuotaCases: Case[] = ([
     requirements: ['000-2.4-spec-hard-resource-names'],
     async run(ctx) {
       for (const name of ['not a name!', 'widgets', 'storage']) {
-        expectInvalid(await postSpec(ctx, { hard: { [name]: '1' } }), `spec.hard[${name}]`, `create with hard ${show(name)}`);
+        await expectInvalid(ctx, await postSpec(ctx, { hard: { [name]: '1' } }), `spec.hard[${name}]`, `create with hard ${show(name)}`);
       }
     },
   }),
@@ -207,7 +207,7 @@ export const resourceQuotaCases: Case[] = ([
     requirements: ['000-2.4-spec-hard-integer-resources'],
     async run(ctx) {
       for (const [name, q] of [['pods', '1500m'], ['count/configmaps', '2.5'], ['example.com/gpu', '0.5']] as const) {
-        expectInvalid(await postSpec(ctx, { hard: { [name]: q } }), `spec.hard[${name}]`, `create with hard ${show(name)} ${show(q)}`);
+        await expectInvalid(ctx, await postSpec(ctx, { hard: { [name]: q } }), `spec.hard[${name}]`, `create with hard ${show(name)} ${show(q)}`);
       }
       await createSpec(ctx, { hard: { cpu: '1500m' } }, 'creating a quota with hard.cpu "1500m"');
     },
@@ -230,7 +230,7 @@ export const resourceQuotaCases: Case[] = ([
     title: 'spec.scopes refuses a scope name outside the list',
     requirements: ['000-2.4-spec-scopes-values'],
     async run(ctx) {
-      expectInvalid(await postSpec(ctx, { hard: { pods: '5' }, scopes: ['Everything'] }), 'spec.scopes', 'create with scopes ["Everything"]');
+      await expectInvalid(ctx, await postSpec(ctx, { hard: { pods: '5' }, scopes: ['Everything'] }), 'spec.scopes', 'create with scopes ["Everything"]');
     },
   }),
   defineCase({
@@ -240,9 +240,9 @@ export const resourceQuotaCases: Case[] = ([
     requirements: ['000-2.4-spec-scopes-conflicting'],
     async run(ctx) {
       for (const pair of [['BestEffort', 'NotBestEffort'], ['Terminating', 'NotTerminating']]) {
-        expectInvalid(await postSpec(ctx, { hard: { pods: '5' }, scopes: pair }), 'spec.scopes', `create with scopes ${show(pair)}`);
+        await expectInvalid(ctx, await postSpec(ctx, { hard: { pods: '5' }, scopes: pair }), 'spec.scopes', `create with scopes ${show(pair)}`);
         const selector = { matchExpressions: pair.map((scopeName) => ({ scopeName, operator: 'Exists' })) };
-        expectInvalid(await postSpec(ctx, { hard: { pods: '5' }, scopeSelector: selector }), 'spec.scopeSelector', `create with a scope selector on ${show(pair)}`);
+        await expectInvalid(ctx, await postSpec(ctx, { hard: { pods: '5' }, scopeSelector: selector }), 'spec.scopeSelector', `create with a scope selector on ${show(pair)}`);
       }
     },
   }),
@@ -252,8 +252,8 @@ export const resourceQuotaCases: Case[] = ([
     title: 'A scope cannot limit a resource it does not track',
     requirements: ['000-2.4-spec-scopes-resources'],
     async run(ctx) {
-      expectInvalid(await postSpec(ctx, { hard: { cpu: '1' }, scopes: ['BestEffort'] }), 'spec.scopes', 'create with scopes [BestEffort] limiting cpu');
-      expectInvalid(await postSpec(ctx, { hard: { pods: '1' }, scopes: ['VolumeAttributesClass'] }), 'spec.scopes', 'create with scopes [VolumeAttributesClass] limiting pods');
+      await expectInvalid(ctx, await postSpec(ctx, { hard: { cpu: '1' }, scopes: ['BestEffort'] }), 'spec.scopes', 'create with scopes [BestEffort] limiting cpu');
+      await expectInvalid(ctx, await postSpec(ctx, { hard: { pods: '1' }, scopes: ['VolumeAttributesClass'] }), 'spec.scopes', 'create with scopes [VolumeAttributesClass] limiting pods');
       await createSpec(ctx, { hard: { pods: '1', 'requests.cpu': '1' }, scopes: ['NotBestEffort'] }, 'creating a quota scoped NotBestEffort limiting pods and requests.cpu');
     },
   }),
@@ -264,7 +264,7 @@ export const resourceQuotaCases: Case[] = ([
     requirements: ['000-2.4-spec-scopes-immutable'],
     async run(ctx) {
       const o = await createSpec(ctx, { hard: { pods: '5' }, scopes: ['NotTerminating'] }, 'creating a quota scoped NotTerminating');
-      expectInvalid(await putFresh(ctx, o, (next) => { next.spec.scopes = ['Terminating']; }), 'spec.scopes', 'PUT changing scopes to [Terminating]');
+      await expectInvalid(ctx, await putFresh(ctx, o, (next) => { next.spec.scopes = ['Terminating']; }), 'spec.scopes', 'PUT changing scopes to [Terminating]');
       expectEqual((await readBack(ctx, RQ, o)).spec?.scopes, ['NotTerminating'], 'spec.scopes after the refused change');
     },
   }),
@@ -292,7 +292,7 @@ export const resourceQuotaCases: Case[] = ([
     title: 'A scope-selector requirement without operator is rejected',
     requirements: ['000-2.4-scope-requirement-operator-required'],
     async run(ctx) {
-      expectInvalid(await postSpec(ctx, selectorSpec({ scopeName: 'PriorityClass', values: ['high'] })), matchField('operator'), 'create with a requirement without operator');
+      await expectInvalid(ctx, await postSpec(ctx, selectorSpec({ scopeName: 'PriorityClass', values: ['high'] })), matchField('operator'), 'create with a requirement without operator');
     },
   }),
   defineCase({
@@ -318,7 +318,7 @@ export const resourceQuotaCases: Case[] = ([
     title: 'An operator outside In, NotIn, Exists, DoesNotExist is rejected',
     requirements: ['000-2.4-scope-requirement-operator-values'],
     async run(ctx) {
-      expectInvalid(await postSpec(ctx, selectorSpec({ scopeName: 'PriorityClass', operator: 'Equals', values: ['high'] })), matchField('operator'), 'create with operator "Equals"');
+      await expectInvalid(ctx, await postSpec(ctx, selectorSpec({ scopeName: 'PriorityClass', operator: 'Equals', values: ['high'] })), matchField('operator'), 'create with operator "Equals"');
     },
   }),
   defineCase({
@@ -327,7 +327,7 @@ export const resourceQuotaCases: Case[] = ([
     title: 'A scope-selector requirement without scopeName is rejected',
     requirements: ['000-2.4-scope-requirement-scope-name-required'],
     async run(ctx) {
-      expectInvalid(await postSpec(ctx, selectorSpec({ operator: 'Exists' })), matchField('scopeName'), 'create with a requirement without scopeName');
+      await expectInvalid(ctx, await postSpec(ctx, selectorSpec({ operator: 'Exists' })), matchField('scopeName'), 'create with a requirement without scopeName');
     },
   }),
   defineCase({
@@ -348,7 +348,7 @@ export const resourceQuotaCases: Case[] = ([
     title: 'A scopeName outside the list is rejected',
     requirements: ['000-2.4-scope-requirement-scope-name-values'],
     async run(ctx) {
-      expectInvalid(await postSpec(ctx, selectorSpec({ scopeName: 'Everything', operator: 'Exists' })), matchField('scopeName'), 'create with scopeName "Everything"');
+      await expectInvalid(ctx, await postSpec(ctx, selectorSpec({ scopeName: 'Everything', operator: 'Exists' })), matchField('scopeName'), 'create with scopeName "Everything"');
     },
   }),
   defineCase({
@@ -358,7 +358,7 @@ export const resourceQuotaCases: Case[] = ([
     requirements: ['000-2.4-scope-requirement-values-in-notin-non-empty'],
     async run(ctx) {
       for (const operator of ['In', 'NotIn']) {
-        expectInvalid(await postSpec(ctx, selectorSpec({ scopeName: 'PriorityClass', operator, values: [] })), matchField('values'), `create with operator ${operator} and no values`);
+        await expectInvalid(ctx, await postSpec(ctx, selectorSpec({ scopeName: 'PriorityClass', operator, values: [] })), matchField('values'), `create with operator ${operator} and no values`);
       }
     },
   }),
@@ -369,7 +369,7 @@ export const resourceQuotaCases: Case[] = ([
     requirements: ['000-2.4-scope-requirement-values-exists-empty'],
     async run(ctx) {
       for (const operator of ['Exists', 'DoesNotExist']) {
-        expectInvalid(await postSpec(ctx, selectorSpec({ scopeName: 'PriorityClass', operator, values: ['high'] })), matchField('values'), `create with operator ${operator} and values`);
+        await expectInvalid(ctx, await postSpec(ctx, selectorSpec({ scopeName: 'PriorityClass', operator, values: ['high'] })), matchField('values'), `create with operator ${operator} and values`);
       }
     },
   }),
@@ -385,7 +385,7 @@ export const resourceQuotaCases: Case[] = ([
         ['CrossNamespacePodAffinity', 'NotIn', ['x']],
       ] as const) {
         const req = { scopeName, operator, ...(values ? { values } : {}) };
-        expectInvalid(await postSpec(ctx, selectorSpec(req)), matchField('operator'), `create selecting ${scopeName} with operator ${operator}`);
+        await expectInvalid(ctx, await postSpec(ctx, selectorSpec(req)), matchField('operator'), `create selecting ${scopeName} with operator ${operator}`);
       }
     },
   }),
@@ -414,7 +414,7 @@ export const resourceQuotaCases: Case[] = ([
         [{ used: { 'not a name!': '1' } }, 'status.used[not a name!]'],
       ];
       for (const [status, field] of bad) {
-        expectRejected(await putFresh(ctx, o, (next) => { next.status = status; }, true), field, `PUT .../status with ${show(status)}`);
+        await expectRejected(ctx, await putFresh(ctx, o, (next) => { next.status = status; }, true), field, `PUT .../status with ${show(status)}`);
       }
     },
   }),

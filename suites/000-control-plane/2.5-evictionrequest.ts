@@ -56,7 +56,7 @@ export const evictionRequestCases: Case[] = [
     async run(ctx) {
       const body = objectWith(ctx, ER, () => {});
       delete body.spec;
-      expectInvalidAt(await postObject(ctx, ER, body), 'spec', 'create without spec');
+      await expectInvalidAt(ctx, await postObject(ctx, ER, body), 'spec', 'create without spec');
     },
   }),
   defineCase({
@@ -65,7 +65,7 @@ export const evictionRequestCases: Case[] = [
     title: 'spec.intent is required',
     requirements: ['000-2.5-intent-required'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { delete s.intent; }), 'spec.intent', 'create without spec.intent', 'FieldValueRequired');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { delete s.intent; }), 'spec.intent', 'create without spec.intent', 'FieldValueRequired');
     },
   }),
   defineCase({
@@ -86,7 +86,7 @@ export const evictionRequestCases: Case[] = [
     title: 'A spec.intent other than Eviction or Withdrawn is rejected',
     requirements: ['000-2.5-intent-values'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { s.intent = 'Evict'; }), 'spec.intent', 'create with intent "Evict"', 'FieldValueNotSupported');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.intent = 'Evict'; }), 'spec.intent', 'create with intent "Evict"', 'FieldValueNotSupported');
     },
   }),
   defineCase({
@@ -106,7 +106,7 @@ export const evictionRequestCases: Case[] = [
     title: 'spec.requester is required',
     requirements: ['000-2.5-requester-required'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { delete s.requester; }), 'spec.requester', 'create without spec.requester', 'FieldValueRequired');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { delete s.requester; }), 'spec.requester', 'create without spec.requester', 'FieldValueRequired');
     },
   }),
   defineCase({
@@ -116,7 +116,7 @@ export const evictionRequestCases: Case[] = [
     requirements: ['000-2.5-requester-domain-prefixed'],
     async run(ctx) {
       for (const requester of ['requester-without-domain', 'Not_A_Domain/requester', 'example.com/', 'example.com/a/b', 'example.com/-bad-name-']) {
-        expectInvalidAt(await post(ctx, (s) => { s.requester = requester; }), 'spec.requester', `create with requester ${JSON.stringify(requester)}`);
+        await expectInvalidAt(ctx, await post(ctx, (s) => { s.requester = requester; }), 'spec.requester', `create with requester ${JSON.stringify(requester)}`);
       }
     },
   }),
@@ -127,7 +127,7 @@ export const evictionRequestCases: Case[] = [
     requirements: ['000-2.5-requester-reserved-domains'],
     async run(ctx) {
       for (const requester of ['orch.io/requester', 'scheduler.orch.io/requester']) {
-        expectInvalidAt(await post(ctx, (s) => { s.requester = requester; }), 'spec.requester', `create with requester ${JSON.stringify(requester)}`);
+        await expectInvalidAt(ctx, await post(ctx, (s) => { s.requester = requester; }), 'spec.requester', `create with requester ${JSON.stringify(requester)}`);
       }
     },
   }),
@@ -138,7 +138,7 @@ export const evictionRequestCases: Case[] = [
     requirements: ['000-2.5-requester-reserved-upstream-domains'],
     async run(ctx) {
       for (const requester of ['kubernetes.io/requester', 'node.kubernetes.io/requester']) {
-        expectInvalidAt(await post(ctx, (s) => { s.requester = requester; }), 'spec.requester', `create with requester ${JSON.stringify(requester)}`);
+        await expectInvalidAt(ctx, await post(ctx, (s) => { s.requester = requester; }), 'spec.requester', `create with requester ${JSON.stringify(requester)}`);
       }
     },
   }),
@@ -149,7 +149,7 @@ export const evictionRequestCases: Case[] = [
     requirements: ['000-2.5-requester-immutable'],
     async run(ctx) {
       const o = await create(ctx);
-      expectInvalidAt(await putFresh(ctx, o, (n) => { n.spec.requester = 'other.example.com/requester'; return n; }), 'spec.requester', 'PUT with another spec.requester');
+      await expectInvalidAt(ctx, await putFresh(ctx, o, (n) => { n.spec.requester = 'other.example.com/requester'; return n; }), 'spec.requester', 'PUT with another spec.requester');
     },
   }),
   defineCase({
@@ -158,7 +158,7 @@ export const evictionRequestCases: Case[] = [
     title: 'spec.target is required',
     requirements: ['000-2.5-target-required'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { delete s.target; }), 'spec.target', 'create without spec.target');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { delete s.target; }), 'spec.target', 'create without spec.target');
     },
   }),
   defineCase({
@@ -169,7 +169,7 @@ export const evictionRequestCases: Case[] = [
     async run(ctx) {
       const o = await create(ctx);
       const other = { name: 'another-pod', uid: randomUUID() };
-      expectInvalidAt(await putFresh(ctx, o, (n) => { n.spec.target.pod = other; return n; }), 'spec.target', 'PUT with another spec.target.pod');
+      await expectInvalidAt(ctx, await putFresh(ctx, o, (n) => { n.spec.target.pod = other; return n; }), 'spec.target', 'PUT with another spec.target.pod');
     },
   }),
   defineCase({
@@ -178,7 +178,7 @@ export const evictionRequestCases: Case[] = [
     title: 'spec.target.pod.name is required',
     requirements: ['000-2.5-target-pod-name-required'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { delete s.target.pod.name; }), 'spec.target.pod.name', 'create without spec.target.pod.name', 'FieldValueRequired');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { delete s.target.pod.name; }), 'spec.target.pod.name', 'create without spec.target.pod.name', 'FieldValueRequired');
     },
   }),
   defineCase({
@@ -187,7 +187,7 @@ export const evictionRequestCases: Case[] = [
     title: 'spec.target.pod.name must be a valid pod name (DNS-1123 subdomain)',
     requirements: ['000-2.5-target-pod-name-format'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { s.target.pod.name = 'Not_A_Pod_Name'; }), 'spec.target.pod.name', 'create with pod name "Not_A_Pod_Name"', 'FieldValueInvalid');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.target.pod.name = 'Not_A_Pod_Name'; }), 'spec.target.pod.name', 'create with pod name "Not_A_Pod_Name"', 'FieldValueInvalid');
     },
   }),
   defineCase({
@@ -196,7 +196,7 @@ export const evictionRequestCases: Case[] = [
     title: 'spec.target.pod.uid is required',
     requirements: ['000-2.5-target-pod-uid-required'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { delete s.target.pod.uid; }), 'spec.target.pod.uid', 'create without spec.target.pod.uid', 'FieldValueRequired');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { delete s.target.pod.uid; }), 'spec.target.pod.uid', 'create without spec.target.pod.uid', 'FieldValueRequired');
     },
   }),
   defineCase({
@@ -209,7 +209,7 @@ export const evictionRequestCases: Case[] = [
       const o = await create(ctx, 'creating with a lowercase UUID', (s) => { s.target.pod.uid = uid; }, 'lower');
       expectEqual(o.spec?.target?.pod?.uid, uid, 'stored spec.target.pod.uid');
       for (const bad of [uid.toUpperCase(), uid.replace(/-/g, ''), 'not-a-uuid']) {
-        expectInvalidAt(await post(ctx, (s) => { s.target.pod.uid = bad; }), 'spec.target.pod.uid', `create with uid ${JSON.stringify(bad)}`, 'FieldValueInvalid');
+        await expectInvalidAt(ctx, await post(ctx, (s) => { s.target.pod.uid = bad; }), 'spec.target.pod.uid', `create with uid ${JSON.stringify(bad)}`, 'FieldValueInvalid');
       }
     },
   }),
@@ -223,7 +223,7 @@ export const evictionRequestCases: Case[] = [
       const conditions = (n: number) => Array.from({ length: n }, (_, i) => condition(`example.com/Condition${i}`, 'False', 'Testing'));
       const hundred = await putStatus(ctx, o, { conditions: conditions(100) }, 'PUT .../status with 100 conditions');
       expectEqual(hundred.status?.conditions?.length, 100, 'number of stored conditions');
-      expectInvalidAt(await putStatusOf(ctx, hundred, { conditions: conditions(101) }), 'status.conditions', 'PUT .../status with 101 conditions', 'FieldValueTooMany');
+      await expectInvalidAt(ctx, await putStatusOf(ctx, hundred, { conditions: conditions(101) }), 'status.conditions', 'PUT .../status with 101 conditions', 'FieldValueTooMany');
     },
   }),
   defineCase({
@@ -234,7 +234,7 @@ export const evictionRequestCases: Case[] = [
     async run(ctx) {
       const o = await create(ctx);
       const status = { conditions: [condition('Failed', 'False', 'Processing'), condition('Failed', 'True', 'Canceled')] };
-      expectInvalidAt(await putStatusOf(ctx, o, status), 'status.conditions[1]', 'PUT .../status with two Failed conditions', 'FieldValueDuplicate');
+      await expectInvalidAt(ctx, await putStatusOf(ctx, o, status), 'status.conditions[1]', 'PUT .../status with two Failed conditions', 'FieldValueDuplicate');
     },
   }),
   defineCase({
@@ -251,7 +251,7 @@ export const evictionRequestCases: Case[] = [
         ['a type that is not a qualified name', condition('not a type!', 'False', 'Processing'), 'status.conditions[0].type'],
       ] as const;
       for (const [what, c, field] of bad) {
-        expectInvalidAt(await putStatusOf(ctx, o, { conditions: [c] }), field, `PUT .../status with a condition with ${what}`);
+        await expectInvalidAt(ctx, await putStatusOf(ctx, o, { conditions: [c] }), field, `PUT .../status with a condition with ${what}`);
       }
     },
   }),
@@ -263,7 +263,7 @@ export const evictionRequestCases: Case[] = [
     async run(ctx) {
       const o = await create(ctx);
       for (const observedGeneration of [0, -1]) {
-        expectInvalidAt(await putStatusOf(ctx, o, { observedGeneration }), 'status.observedGeneration', `PUT .../status with observedGeneration ${observedGeneration}`);
+        await expectInvalidAt(ctx, await putStatusOf(ctx, o, { observedGeneration }), 'status.observedGeneration', `PUT .../status with observedGeneration ${observedGeneration}`);
       }
       const ok = await putStatus(ctx, o, { observedGeneration: 1 }, 'PUT .../status with observedGeneration 1');
       expectEqual(ok.status?.observedGeneration, 1, 'stored status.observedGeneration');
@@ -279,7 +279,7 @@ export const evictionRequestCases: Case[] = [
       const two = await putStatus(ctx, o, { observedGeneration: 2 }, 'PUT .../status with observedGeneration 2');
       const three = await putStatus(ctx, two, { observedGeneration: 3 }, 'PUT .../status raising observedGeneration to 3');
       expectEqual(three.status?.observedGeneration, 3, 'status.observedGeneration after raising it');
-      expectInvalidAt(await putStatusOf(ctx, three, { observedGeneration: 2 }), 'status.observedGeneration', 'PUT .../status lowering observedGeneration from 3 to 2');
+      await expectInvalidAt(ctx, await putStatusOf(ctx, three, { observedGeneration: 2 }), 'status.observedGeneration', 'PUT .../status lowering observedGeneration from 3 to 2');
     },
   }),
   defineCase({

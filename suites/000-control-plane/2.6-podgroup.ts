@@ -20,7 +20,7 @@ async function expectImmutable(ctx: CaseContext, field: string, initial: (spec: 
   const o = await create(ctx, 'creating the PodGroup to change', initial);
   const next = clone(o);
   edit(next.spec);
-  expectInvalidAt(await putObject(ctx, PG, next), field, what);
+  await expectInvalidAt(ctx, await putObject(ctx, PG, next), field, what);
 }
 
 /** Creates a PodGroup with `edit` and expects it stored without `field` (its gate is off). */
@@ -66,7 +66,7 @@ export const podGroupCases: Case[] = [
     async run(ctx) {
       const body = objectWith(ctx, PG, () => {});
       delete body.spec;
-      expectInvalidAt(await postObject(ctx, PG, body), 'spec', 'create without spec');
+      await expectInvalidAt(ctx, await postObject(ctx, PG, body), 'spec', 'create without spec');
     },
   }),
   defineCase({
@@ -75,7 +75,7 @@ export const podGroupCases: Case[] = [
     title: 'spec.schedulingPolicy is required',
     requirements: ['000-2.6-scheduling-policy-required'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { delete s.schedulingPolicy; }), 'spec.schedulingPolicy', 'create without spec.schedulingPolicy');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { delete s.schedulingPolicy; }), 'spec.schedulingPolicy', 'create without spec.schedulingPolicy');
     },
   }),
   defineCase({
@@ -84,8 +84,8 @@ export const podGroupCases: Case[] = [
     title: 'spec.schedulingPolicy sets exactly one of basic and gang',
     requirements: ['000-2.6-scheduling-policy-exactly-one'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { s.schedulingPolicy = { basic: {}, gang: { minCount: 2 } }; }), 'spec.schedulingPolicy', 'create with both basic and gang');
-      expectInvalidAt(await post(ctx, (s) => { s.schedulingPolicy = {}; }), 'spec.schedulingPolicy', 'create with neither basic nor gang');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.schedulingPolicy = { basic: {}, gang: { minCount: 2 } }; }), 'spec.schedulingPolicy', 'create with both basic and gang');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.schedulingPolicy = {}; }), 'spec.schedulingPolicy', 'create with neither basic nor gang');
     },
   }),
   defineCase({
@@ -132,7 +132,7 @@ export const podGroupCases: Case[] = [
     title: 'gang.minCount is required',
     requirements: ['000-2.6-gang-min-count-required'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { s.schedulingPolicy = { gang: {} }; }), 'spec.schedulingPolicy.gang.minCount', 'create with gang without minCount', 'FieldValueRequired');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.schedulingPolicy = { gang: {} }; }), 'spec.schedulingPolicy.gang.minCount', 'create with gang without minCount', 'FieldValueRequired');
     },
   }),
   defineCase({
@@ -144,7 +144,7 @@ export const podGroupCases: Case[] = [
       const o = await create(ctx, 'creating with minCount 1', (s) => { s.schedulingPolicy = { gang: { minCount: 1 } }; });
       expectEqual(o.spec?.schedulingPolicy?.gang?.minCount, 1, 'stored minCount');
       for (const minCount of [0, -1]) {
-        expectInvalidAt(await post(ctx, (s) => { s.schedulingPolicy = { gang: { minCount } }; }), 'spec.schedulingPolicy.gang.minCount', `create with minCount ${minCount}`);
+        await expectInvalidAt(ctx, await post(ctx, (s) => { s.schedulingPolicy = { gang: { minCount } }; }), 'spec.schedulingPolicy.gang.minCount', `create with minCount ${minCount}`);
       }
     },
   }),
@@ -191,8 +191,8 @@ export const podGroupCases: Case[] = [
     title: 'spec.disruptionMode sets exactly one of all and single',
     requirements: ['000-2.6-disruption-mode-exactly-one'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { s.disruptionMode = { all: {}, single: {} }; }), 'spec.disruptionMode', 'create with both all and single');
-      expectInvalidAt(await post(ctx, (s) => { s.disruptionMode = {}; }), 'spec.disruptionMode', 'create with an empty disruptionMode');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.disruptionMode = { all: {}, single: {} }; }), 'spec.disruptionMode', 'create with both all and single');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.disruptionMode = {}; }), 'spec.disruptionMode', 'create with an empty disruptionMode');
     },
   }),
   defineCase({
@@ -233,7 +233,7 @@ export const podGroupCases: Case[] = [
     title: 'spec.parentCompositePodGroupName must be a DNS-1123 subdomain',
     requirements: ['000-2.6-parent-composite-pod-group-name-format'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { s.parentCompositePodGroupName = 'Root_Group'; s.workloadRef = clone(workloadRef); }), 'spec.parentCompositePodGroupName', 'create with parentCompositePodGroupName "Root_Group"');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.parentCompositePodGroupName = 'Root_Group'; s.workloadRef = clone(workloadRef); }), 'spec.parentCompositePodGroupName', 'create with parentCompositePodGroupName "Root_Group"');
     },
   }),
   defineCase({
@@ -243,7 +243,7 @@ export const podGroupCases: Case[] = [
     title: 'spec.workloadRef must be set when spec.parentCompositePodGroupName is',
     requirements: ['000-2.6-parent-composite-requires-workload-ref'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { s.parentCompositePodGroupName = 'root-group'; delete s.workloadRef; }), 'spec.workloadRef', 'create with parentCompositePodGroupName and no workloadRef', 'FieldValueRequired');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.parentCompositePodGroupName = 'root-group'; delete s.workloadRef; }), 'spec.workloadRef', 'create with parentCompositePodGroupName and no workloadRef', 'FieldValueRequired');
     },
   }),
   defineCase({
@@ -315,7 +315,7 @@ export const podGroupCases: Case[] = [
     title: 'A spec.preemptionPolicy other than Never or PreemptLowerPriority is rejected',
     requirements: ['000-2.6-preemption-policy-values'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { s.preemptionPolicy = 'Sometimes'; }), 'spec.preemptionPolicy', 'create with preemptionPolicy "Sometimes"', 'FieldValueNotSupported');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.preemptionPolicy = 'Sometimes'; }), 'spec.preemptionPolicy', 'create with preemptionPolicy "Sometimes"', 'FieldValueNotSupported');
     },
   }),
   defineCase({
@@ -338,7 +338,7 @@ export const podGroupCases: Case[] = [
     async run(ctx) {
       const o = await create(ctx, 'creating with priority 1000000000', (s) => { s.priority = 1_000_000_000; });
       expectEqual(o.spec?.priority, 1_000_000_000, 'stored spec.priority');
-      expectInvalidAt(await post(ctx, (s) => { s.priority = 1_000_000_001; }), 'spec.priority', 'create with priority 1000000001');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.priority = 1_000_000_001; }), 'spec.priority', 'create with priority 1000000001');
     },
   }),
   defineCase({
@@ -356,7 +356,7 @@ export const podGroupCases: Case[] = [
     title: 'spec.priorityClassName must be a DNS-1123 subdomain',
     requirements: ['000-2.6-priority-class-name-format'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { s.priorityClassName = 'High_Priority'; }), 'spec.priorityClassName', 'create with priorityClassName "High_Priority"');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.priorityClassName = 'High_Priority'; }), 'spec.priorityClassName', 'create with priorityClassName "High_Priority"');
     },
   }),
   defineCase({
@@ -406,7 +406,7 @@ export const podGroupCases: Case[] = [
     title: 'A resource claim without name is rejected',
     requirements: ['000-2.6-resource-claim-name-required'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { s.resourceClaims = [{ resourceClaimTemplateName: 'gpu-template' }]; }), 'spec.resourceClaims[0].name', 'create with a claim without name', 'FieldValueRequired');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.resourceClaims = [{ resourceClaimTemplateName: 'gpu-template' }]; }), 'spec.resourceClaims[0].name', 'create with a claim without name', 'FieldValueRequired');
     },
   }),
   defineCase({
@@ -416,7 +416,7 @@ export const podGroupCases: Case[] = [
     requirements: ['000-2.6-resource-claim-name-dns-label'],
     async run(ctx) {
       for (const name of ['GPUs', 'gpus.a']) {
-        expectInvalidAt(await post(ctx, (s) => { s.resourceClaims = [claim(name)]; }), 'spec.resourceClaims[0].name', `create with claim name ${JSON.stringify(name)}`, 'FieldValueInvalid');
+        await expectInvalidAt(ctx, await post(ctx, (s) => { s.resourceClaims = [claim(name)]; }), 'spec.resourceClaims[0].name', `create with claim name ${JSON.stringify(name)}`, 'FieldValueInvalid');
       }
     },
   }),
@@ -426,7 +426,7 @@ export const podGroupCases: Case[] = [
     title: 'Resource claim names are unique in the group',
     requirements: ['000-2.6-resource-claim-name-unique'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { s.resourceClaims = [claim('gpus', 'a'), claim('gpus', 'b')]; }), 'spec.resourceClaims[1]', 'create with two claims named "gpus"', 'FieldValueDuplicate');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.resourceClaims = [claim('gpus', 'a'), claim('gpus', 'b')]; }), 'spec.resourceClaims[1]', 'create with two claims named "gpus"', 'FieldValueDuplicate');
     },
   }),
   defineCase({
@@ -435,8 +435,8 @@ export const podGroupCases: Case[] = [
     title: 'A resource claim sets exactly one of resourceClaimName and resourceClaimTemplateName',
     requirements: ['000-2.6-resource-claim-exactly-one-source'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { s.resourceClaims = [{ name: 'gpus' }]; }), 'spec.resourceClaims[0]', 'create with a claim naming neither a claim nor a template');
-      expectInvalidAt(await post(ctx, (s) => { s.resourceClaims = [{ name: 'gpus', resourceClaimName: 'c', resourceClaimTemplateName: 't' }]; }), 'spec.resourceClaims[0]', 'create with a claim naming both a claim and a template');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.resourceClaims = [{ name: 'gpus' }]; }), 'spec.resourceClaims[0]', 'create with a claim naming neither a claim nor a template');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.resourceClaims = [{ name: 'gpus', resourceClaimName: 'c', resourceClaimTemplateName: 't' }]; }), 'spec.resourceClaims[0]', 'create with a claim naming both a claim and a template');
     },
   }),
   defineCase({
@@ -445,8 +445,8 @@ export const podGroupCases: Case[] = [
     title: 'resourceClaimName and resourceClaimTemplateName must be DNS-1123 subdomains',
     requirements: ['000-2.6-resource-claim-reference-names-format'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { s.resourceClaims = [{ name: 'gpus', resourceClaimName: 'Bad_Claim' }]; }), 'spec.resourceClaims[0].resourceClaimName', 'create with resourceClaimName "Bad_Claim"');
-      expectInvalidAt(await post(ctx, (s) => { s.resourceClaims = [{ name: 'gpus', resourceClaimTemplateName: 'Bad_Template' }]; }), 'spec.resourceClaims[0].resourceClaimTemplateName', 'create with resourceClaimTemplateName "Bad_Template"');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.resourceClaims = [{ name: 'gpus', resourceClaimName: 'Bad_Claim' }]; }), 'spec.resourceClaims[0].resourceClaimName', 'create with resourceClaimName "Bad_Claim"');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.resourceClaims = [{ name: 'gpus', resourceClaimTemplateName: 'Bad_Template' }]; }), 'spec.resourceClaims[0].resourceClaimTemplateName', 'create with resourceClaimTemplateName "Bad_Template"');
     },
   }),
   defineCase({
@@ -476,7 +476,7 @@ export const podGroupCases: Case[] = [
       const claims = (n: number) => Array.from({ length: n }, (_, i) => claim(`claim-${i}`));
       const o = await create(ctx, 'creating with 4 resource claims', (s) => { s.resourceClaims = claims(4); });
       expectEqual(o.spec?.resourceClaims?.length, 4, 'number of stored resource claims');
-      expectInvalidAt(await post(ctx, (s) => { s.resourceClaims = claims(5); }), 'spec.resourceClaims', 'create with 5 resource claims', 'FieldValueTooMany');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.resourceClaims = claims(5); }), 'spec.resourceClaims', 'create with 5 resource claims', 'FieldValueTooMany');
     },
   }),
 
@@ -519,7 +519,7 @@ export const podGroupCases: Case[] = [
     requirements: ['000-2.6-scheduling-constraints-single-topology'],
     async run(ctx) {
       const two = [{ key: 'topology.example.com/rack' }, { key: 'topology.example.com/zone' }];
-      expectInvalidAt(await post(ctx, (s) => { s.schedulingConstraints = { topology: two }; }), 'spec.schedulingConstraints.topology', 'create with two topology constraints', 'FieldValueTooMany');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.schedulingConstraints = { topology: two }; }), 'spec.schedulingConstraints.topology', 'create with two topology constraints', 'FieldValueTooMany');
     },
   }),
   defineCase({
@@ -529,7 +529,7 @@ export const podGroupCases: Case[] = [
     title: 'A topology constraint without key is rejected',
     requirements: ['000-2.6-topology-constraint-key-required'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { s.schedulingConstraints = { topology: [{}] }; }), 'spec.schedulingConstraints.topology[0].key', 'create with a topology constraint without key', 'FieldValueRequired');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.schedulingConstraints = { topology: [{}] }; }), 'spec.schedulingConstraints.topology[0].key', 'create with a topology constraint without key', 'FieldValueRequired');
     },
   }),
   defineCase({
@@ -539,7 +539,7 @@ export const podGroupCases: Case[] = [
     title: 'A topology constraint key must be a label key',
     requirements: ['000-2.6-topology-constraint-key-label-key'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { s.schedulingConstraints = { topology: [{ key: 'not a label key!' }] }; }), 'spec.schedulingConstraints.topology[0].key', 'create with topology key "not a label key!"', 'FieldValueInvalid');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.schedulingConstraints = { topology: [{ key: 'not a label key!' }] }; }), 'spec.schedulingConstraints.topology[0].key', 'create with topology key "not a label key!"', 'FieldValueInvalid');
     },
   }),
   defineCase({
@@ -560,7 +560,7 @@ export const podGroupCases: Case[] = [
     title: 'workloadRef.templateName is required',
     requirements: ['000-2.6-workload-ref-template-name-required'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { s.workloadRef = { workloadName: 'conformance-workload' }; }), 'spec.workloadRef.templateName', 'create with workloadRef without templateName', 'FieldValueRequired');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.workloadRef = { workloadName: 'conformance-workload' }; }), 'spec.workloadRef.templateName', 'create with workloadRef without templateName', 'FieldValueRequired');
     },
   }),
   defineCase({
@@ -569,7 +569,7 @@ export const podGroupCases: Case[] = [
     title: 'workloadRef.workloadName is required',
     requirements: ['000-2.6-workload-ref-workload-name-required'],
     async run(ctx) {
-      expectInvalidAt(await post(ctx, (s) => { s.workloadRef = { templateName: 'workers' }; }), 'spec.workloadRef.workloadName', 'create with workloadRef without workloadName', 'FieldValueRequired');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.workloadRef = { templateName: 'workers' }; }), 'spec.workloadRef.workloadName', 'create with workloadRef without workloadName', 'FieldValueRequired');
     },
   }),
   defineCase({
@@ -579,7 +579,7 @@ export const podGroupCases: Case[] = [
     requirements: ['000-2.6-workload-ref-template-name-dns-label'],
     async run(ctx) {
       for (const templateName of ['Workers', 'workers.a']) {
-        expectInvalidAt(await post(ctx, (s) => { s.workloadRef = { ...workloadRef, templateName }; }), 'spec.workloadRef.templateName', `create with templateName ${JSON.stringify(templateName)}`, 'FieldValueInvalid');
+        await expectInvalidAt(ctx, await post(ctx, (s) => { s.workloadRef = { ...workloadRef, templateName }; }), 'spec.workloadRef.templateName', `create with templateName ${JSON.stringify(templateName)}`, 'FieldValueInvalid');
       }
     },
   }),
@@ -591,7 +591,7 @@ export const podGroupCases: Case[] = [
     async run(ctx) {
       const o = await create(ctx, 'creating with workloadName "my.workload"', (s) => { s.workloadRef = { ...workloadRef, workloadName: 'my.workload' }; });
       expectEqual(o.spec?.workloadRef?.workloadName, 'my.workload', 'stored workloadRef.workloadName');
-      expectInvalidAt(await post(ctx, (s) => { s.workloadRef = { ...workloadRef, workloadName: 'My_Workload' }; }), 'spec.workloadRef.workloadName', 'create with workloadName "My_Workload"', 'FieldValueInvalid');
+      await expectInvalidAt(ctx, await post(ctx, (s) => { s.workloadRef = { ...workloadRef, workloadName: 'My_Workload' }; }), 'spec.workloadRef.workloadName', 'create with workloadName "My_Workload"', 'FieldValueInvalid');
     },
   }),
   defineCase({
@@ -644,7 +644,7 @@ export const podGroupCases: Case[] = [
     async run(ctx) {
       const o = await create(ctx);
       const status = { conditions: [condition('DisruptionTarget', 'False', 'NotPreempted'), condition('DisruptionTarget', 'True', 'PreemptionByScheduler')] };
-      expectInvalidAt(await putObject(ctx, PG, { ...o, status }, true), 'status.conditions[1]', 'PUT .../status with two DisruptionTarget conditions', 'FieldValueDuplicate');
+      await expectInvalidAt(ctx, await putObject(ctx, PG, { ...o, status }, true), 'status.conditions[1]', 'PUT .../status with two DisruptionTarget conditions', 'FieldValueDuplicate');
     },
   }),
   defineCase({
@@ -660,7 +660,7 @@ export const podGroupCases: Case[] = [
         ['no lastTransitionTime', { type: 'DisruptionTarget', status: 'False', reason: 'NotPreempted' }, 'status.conditions[0].lastTransitionTime'],
       ] as const;
       for (const [what, c, field] of bad) {
-        expectInvalidAt(await putObject(ctx, PG, { ...o, status: { conditions: [c] } }, true), field, `PUT .../status with a condition with ${what}`);
+        await expectInvalidAt(ctx, await putObject(ctx, PG, { ...o, status: { conditions: [c] } }, true), field, `PUT .../status with a condition with ${what}`);
       }
     },
   }),
@@ -675,7 +675,7 @@ export const podGroupCases: Case[] = [
       const got = await putStatus(ctx, PG, o, { resourceClaimStatuses: [entry] }, 'PUT .../status with a status for claim "gpus"');
       expectEqual(got.status?.resourceClaimStatuses, [entry], 'stored status.resourceClaimStatuses');
       const stray = { resourceClaimStatuses: [entry, { name: 'unknown', resourceClaimName: 'whatever' }] };
-      expectInvalidAt(await putObject(ctx, PG, { ...got, status: stray }, true), 'status.resourceClaimStatuses[1].name', 'PUT .../status with a status for a claim the spec does not have');
+      await expectInvalidAt(ctx, await putObject(ctx, PG, { ...got, status: stray }, true), 'status.resourceClaimStatuses[1].name', 'PUT .../status with a status for a claim the spec does not have');
     },
   }),
 

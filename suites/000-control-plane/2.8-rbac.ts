@@ -4,7 +4,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import type { WatchEvent } from '../../runner/client.js';
-import { eventually, expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail, SUCCESS } from '../verify.js';
+import { eventually, expectCode, expectEqual, expectObject, expectRefused, expectStatus, expectTrue, fail, SUCCESS } from '../verify.js';
 import { collectionPath, createObject, itemPath, kindCommon, newObject, postObject, type ResourceKind } from './kinds.js';
 import { CLUSTER_ROLE, CLUSTER_ROLE_BINDING, RBAC_API_VERSION, RBAC_GROUP, READ_PODS_RULE, ROLE, ROLE_BINDING } from './kinds-rbac.js';
 
@@ -24,7 +24,7 @@ function shape(k: ResourceKind, id: string, title: string, requirements: string[
 
 async function expectInvalid(ctx: CaseContext, k: ResourceKind, extra: Record<string, unknown>, causes: Array<{ field: string; reason?: string }>, what: string) {
   const res = await postObject(ctx, k, newObject(ctx, k, extra));
-  expectStatus(res, { code: 422, reason: 'Invalid', causes }, what);
+  await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes }, what);
 }
 
 const labelled = (o: any, key: string, value: string) => ({ ...o, metadata: { ...o.metadata, labels: { ...o.metadata.labels, [key]: value } } });
@@ -155,7 +155,7 @@ export const rbacCases: Case[] = [
     ...head(CR, 'api.rbac.name.no-slash', 'An RBAC name with a slash is rejected', ['000-2.8-rbac-name-path-segment']),
     async run(ctx) {
       const body = { ...newObject(ctx, CR), metadata: { name: `${ctx.uniqueName('slash')}/x`, labels: { ...ctx.labels } } };
-      expectStatus(await postObject(ctx, CR, body), { code: 422, reason: 'Invalid', causes: [{ field: 'metadata.name', reason: 'FieldValueInvalid' }] }, 'create a ClusterRole named "<name>/x"');
+      await expectRefused(ctx.api, await postObject(ctx, CR, body), { code: 422, reason: 'Invalid', causes: [{ field: 'metadata.name', reason: 'FieldValueInvalid' }] }, 'create a ClusterRole named "<name>/x"');
     },
   }),
   defineCase({
@@ -202,7 +202,7 @@ export const rbacCases: Case[] = [
     async run(ctx) {
       const body = newObject(ctx, CRB);
       delete body.roleRef;
-      expectStatus(await postObject(ctx, CRB, body), { code: 422, reason: 'Invalid', causes: [{ field: 'roleRef.kind' }, { field: 'roleRef.name', reason: 'FieldValueRequired' }] }, 'create without roleRef');
+      await expectRefused(ctx.api, await postObject(ctx, CRB, body), { code: 422, reason: 'Invalid', causes: [{ field: 'roleRef.kind' }, { field: 'roleRef.name', reason: 'FieldValueRequired' }] }, 'create without roleRef');
     },
   }),
   defineCase({
@@ -233,7 +233,7 @@ export const rbacCases: Case[] = [
     async run(ctx) {
       const b = await createObject(ctx, CRB);
       const next = { ...b, roleRef: { ...b.roleRef, name: 'conformance-other' } };
-      expectStatus(await ctx.api.put(itemPath(CRB, '', b.metadata.name), next), { code: 422, reason: 'Invalid', causes: [{ field: 'roleRef', reason: 'FieldValueInvalid' }] }, 'PUT with another roleRef.name');
+      await expectRefused(ctx.api, await ctx.api.put(itemPath(CRB, '', b.metadata.name), next), { code: 422, reason: 'Invalid', causes: [{ field: 'roleRef', reason: 'FieldValueInvalid' }] }, 'PUT with another roleRef.name');
       const got = expectObject(await ctx.api.get(itemPath(CRB, '', b.metadata.name)), [200], 'ClusterRoleBinding', 'read back');
       expectEqual(got.roleRef?.name, b.roleRef.name, 'roleRef.name read back');
     },

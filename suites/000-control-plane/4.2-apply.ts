@@ -3,7 +3,7 @@
 // applier drops, and the Apply and Update entries every write leaves (upstream field manager).
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import type { ApiResponse } from '../../runner/client.js';
-import { expectEqual, expectObject, expectStatus, expectTrue, show, SUCCESS, expectEntries } from '../verify.js';
+import { expectEqual, expectObject, expectStatus, expectTrue, show, SUCCESS, expectEntries, expectRefused } from '../verify.js';
 import { itemPath, kindCommon, newObject } from './kinds.js';
 import { createStorageClass, scItem, storageClass, SC_PATH } from './fixtures.js';
 import { FIXED_TIME, STORAGE_VERSION_MIGRATION as SVM } from './kinds-quota-events.js';
@@ -92,7 +92,7 @@ export const applyCases: Case[] = [
     requirements: ['000-7-apply-field-manager-required'],
     async run(ctx) {
       const { config, path } = scConfig(ctx);
-      const s = expectStatus(await apply(ctx, path, config, undefined), { code: 422, reason: 'Invalid', causes: [{ field: 'fieldManager', reason: 'FieldValueRequired' }] }, 'apply without fieldManager');
+      const s = await expectRefused(ctx.api, await apply(ctx, path, config, undefined), { code: 422, reason: 'Invalid', causes: [{ field: 'fieldManager', reason: 'FieldValueRequired' }] }, 'apply without fieldManager');
       expectEqual(s.message, 'PatchOptions.meta.orch.io "" is invalid: fieldManager: Required value: is required for apply patch', 'message of the Status');
     },
   }),

@@ -4,7 +4,7 @@
 // §7 and §8 about force and fieldManager.
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import type { ApiResponse } from '../../runner/client.js';
-import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, SUCCESS, expectEntries } from '../verify.js';
+import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, SUCCESS, expectEntries, expectRefused } from '../verify.js';
 import { createObject, itemPath, kindCommon, newObject, postObject, STORAGE_CLASS, type ResourceKind } from './kinds.js';
 import { createStorageClass, scItem, storageClass, SC_PATH } from './fixtures.js';
 import { FIXED_TIME, NOTHING_COUNT, RESOURCE_QUOTA as RQ, STORAGE_VERSION_MIGRATION as SVM } from './kinds-quota-events.js';
@@ -518,7 +518,7 @@ const optionCases: Case[] = [
     requirements: ['000-7-force-non-apply-message'],
     async run(ctx) {
       const sc = await createStorageClass(ctx);
-      const s = expectStatus(await patch(ctx, scItem(sc.metadata.name), { allowVolumeExpansion: true }, MERGE_PATCH, { force: 'true' }), { code: 422, reason: 'Invalid', causes: [{ field: 'force', reason: 'FieldValueForbidden' }] }, 'merge patch with force=true');
+      const s = await expectRefused(ctx.api, await patch(ctx, scItem(sc.metadata.name), { allowVolumeExpansion: true }, MERGE_PATCH, { force: 'true' }), { code: 422, reason: 'Invalid', causes: [{ field: 'force', reason: 'FieldValueForbidden' }] }, 'merge patch with force=true');
       expectEqual(s.message, 'PatchOptions.meta.orch.io "" is invalid: force: Forbidden: may not be specified for non-apply patch', 'message of the Status');
     },
   }),
@@ -593,7 +593,7 @@ const fieldManagerCases: Case[] = [
     async run(ctx) {
       const kinds: Record<string, string> = { POST: 'CreateOptions', PUT: 'UpdateOptions', PATCH: 'PatchOptions' };
       for (const { what, res } of await writesWithManager(ctx, 'm'.repeat(200))) {
-        const s = expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'fieldManager', reason: 'FieldValueTooLong' }] }, `${what} with a 200-character fieldManager`);
+        const s = await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'fieldManager', reason: 'FieldValueTooLong' }] }, `${what} with a 200-character fieldManager`);
         const prefix = `${kinds[what]}.meta.orch.io "" is invalid: fieldManager: Too long: `;
         expectTrue(typeof s.message === 'string' && s.message.startsWith(prefix), `message of the ${what} Status`, `${prefix}...`, s.message);
       }

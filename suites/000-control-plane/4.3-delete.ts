@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import type { ApiResponse } from '../../runner/client.js';
-import { eventually, expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail, show, SUCCESS } from '../verify.js';
+import { eventually, expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail, show, SUCCESS, expectRefused } from '../verify.js';
 import { collectionPath, itemPath, newObject, postObject, STORAGE_CLASS, type ResourceKind } from './kinds.js';
 import { RESOURCE_QUOTA } from './kinds-quota-events.js';
 import { ROLE } from './kinds-rbac.js';
@@ -243,7 +243,7 @@ export const deleteCases: Case[] = [
     async run(ctx) {
       const r = await create(ctx, ROLE);
       const res = await ctx.api.delete(r.path, { query: { gracePeriodSeconds: -1 } });
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'gracePeriodSeconds' }] }, 'DELETE ?gracePeriodSeconds=-1');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'gracePeriodSeconds' }] }, 'DELETE ?gracePeriodSeconds=-1');
       await expectUntouched(ctx, r, 'the object after the refused delete');
     },
   }),
@@ -303,7 +303,7 @@ export const deleteCases: Case[] = [
     async run(ctx) {
       const r = await create(ctx, ROLE);
       const res = await ctx.api.delete(r.path, { query: { [UNSAFE]: 'true' } });
-      const s = expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: UNSAFE, reason: 'FieldValueInvalid' }] }, `DELETE ?${UNSAFE}=true of a readable object`);
+      const s = await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: UNSAFE, reason: 'FieldValueInvalid' }] }, `DELETE ?${UNSAFE}=true of a readable object`);
       expectTrue(
         typeof s.message === 'string' && s.message.includes('is exclusively used to delete corrupt object(s)'),
         'message of the Status', 'to say the option is exclusively used to delete corrupt object(s)', s.message,
@@ -380,7 +380,7 @@ export const deleteCases: Case[] = [
     async run(ctx) {
       const r = await create(ctx, ROLE);
       const res = await ctx.api.delete(r.path, { body: { kind: 'DeleteOptions', apiVersion: 'v1', orphanDependents: false, propagationPolicy: 'Background' } });
-      const s = expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'propagationPolicy', reason: 'FieldValueInvalid' }] }, 'DELETE with body {"orphanDependents":false,"propagationPolicy":"Background"}');
+      const s = await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'propagationPolicy', reason: 'FieldValueInvalid' }] }, 'DELETE with body {"orphanDependents":false,"propagationPolicy":"Background"}');
       expectTrue(
         typeof s.message === 'string' && s.message.includes('orphanDependents and deletionPropagation cannot be both set'),
         'message of the Status', '...orphanDependents and deletionPropagation cannot be both set', s.message,
@@ -401,7 +401,7 @@ export const deleteCases: Case[] = [
     async run(ctx) {
       const r = await create(ctx, ROLE);
       const res = await ctx.api.delete(r.path, { query: { propagationPolicy: 'Sideways' } });
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'propagationPolicy', reason: 'FieldValueNotSupported' }] }, 'DELETE ?propagationPolicy=Sideways');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'propagationPolicy', reason: 'FieldValueNotSupported' }] }, 'DELETE ?propagationPolicy=Sideways');
       await expectUntouched(ctx, r, 'the object after the refused delete');
     },
   }),

@@ -7,7 +7,7 @@
 // objects (§6).
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import type { ApiResponse } from '../../runner/client.js';
-import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail, show, SUCCESS } from '../verify.js';
+import { expectCode, expectEqual, expectObject, expectTrue, fail, show, SUCCESS, expectRefused } from '../verify.js';
 import { collectionPath, createObject, itemPath, newObject, postObject } from './kinds.js';
 import { EVENT, microNow } from './kinds-quota-events.js';
 import { CLUSTER_ROLE_BINDING } from './kinds-rbac.js';
@@ -110,7 +110,7 @@ export const limitsAndSetsCases: Case[] = [
       // sendInitialEvents is a member too, but it only has a meaning on a watch: a server may take
       // it, or refuse it as ListOptions validation does for lists (422 naming the field).
       const sie = await ctx.api.delete(roles(ctx), { query: { dryRun: 'All', labelSelector: set.selector, sendInitialEvents: 'false' } });
-      if (sie.status !== 200) expectStatus(sie, { code: 422, reason: 'Invalid', causes: [{ field: 'sendInitialEvents' }] }, 'DELETE of the collection with sendInitialEvents=false (taken, or refused as for a list)');
+      if (sie.status !== 200) await expectRefused(ctx.api, sie, { code: 422, reason: 'Invalid', causes: [{ field: 'sendInitialEvents' }] }, 'DELETE of the collection with sendInitialEvents=false (taken, or refused as for a list)');
       const res = await ctx.api.delete(roles(ctx), { query: { labelSelector: set.selector, gracePeriodSeconds: 0, propagationPolicy: 'Background' } });
       expectCode(res, 200, `DELETE ${roles(ctx)}?labelSelector=...&gracePeriodSeconds=0&propagationPolicy=Background`);
       for (const n of set.names) await expectGone(ctx, roleItem(ctx, n), `${n} after the delete collection`);
@@ -217,7 +217,7 @@ export const limitsAndSetsCases: Case[] = [
       const b = applyProblemBody(ctx, 'fas');
       const res = await applyWith(ctx, b.name, b.yaml, 'Strict');
       // BadRequest per the spec; upstream answers some patches with 422 Invalid: either refuses.
-      const s = expectStatus(res, res.status === 422 ? { code: 422, reason: 'Invalid' } : { code: 400, reason: 'BadRequest' }, 'apply with fieldValidation=Strict, an unknown field and provisioner twice');
+      const s = await expectRefused(ctx.api, res, res.status === 422 ? { code: 422, reason: 'Invalid' } : { code: 400, reason: 'BadRequest' }, 'apply with fieldValidation=Strict, an unknown field and provisioner twice');
       for (const p of ['provisioner', UNKNOWN]) expectTrue(String(s.message ?? '').includes(p), `the error names ${p}`, `a message naming ${p}`, show(s.message));
       await expectGone(ctx, scItem(b.name), 'the StorageClass after the refused apply');
     },

@@ -2,7 +2,7 @@
 // (chunks from one consistent snapshot), resourceVersion and resourceVersionMatch, pretty, the
 // shard selector — each case on Roles of its own in the run's namespace, isolated by a label.
 import { defineCase, type Case } from '../case.js';
-import { expectCode, expectEqual, expectSameMembers, expectStatus, expectTrue, fail, show, skip } from '../verify.js';
+import { expectCode, expectEqual, expectSameMembers, expectStatus, expectTrue, fail, show, skip, expectRefused } from '../verify.js';
 import { EVENT } from './kinds-quota-events.js';
 import { collectionPath, createObject } from './kinds.js';
 import {
@@ -400,7 +400,7 @@ export const listCases: Case[] = [
     requirements: ['000-4.3-resource-version-match-values'],
     async run(ctx) {
       const rv = (await listRoles(ctx, {}, 'list for a resourceVersion')).metadata?.resourceVersion;
-      expectStatus(await ctx.api.get(roles(ctx), { query: { resourceVersion: rv, resourceVersionMatch: 'Newest' } }), { code: 422, reason: 'Invalid', causes: [{ field: 'resourceVersionMatch', reason: 'FieldValueNotSupported' }] }, 'list with resourceVersionMatch=Newest');
+      await expectRefused(ctx.api, await ctx.api.get(roles(ctx), { query: { resourceVersion: rv, resourceVersionMatch: 'Newest' } }), { code: 422, reason: 'Invalid', causes: [{ field: 'resourceVersionMatch', reason: 'FieldValueNotSupported' }] }, 'list with resourceVersionMatch=Newest');
     },
   }),
   defineCase({
@@ -409,7 +409,7 @@ export const listCases: Case[] = [
     title: 'resourceVersionMatch without resourceVersion is refused with 422 Invalid',
     requirements: ['000-4.3-resource-version-match-values'],
     async run(ctx) {
-      expectStatus(await ctx.api.get(roles(ctx), { query: { resourceVersionMatch: 'NotOlderThan' } }), { code: 422, reason: 'Invalid', causes: [{ field: 'resourceVersionMatch', reason: 'FieldValueForbidden' }] }, 'list with resourceVersionMatch and no resourceVersion');
+      await expectRefused(ctx.api, await ctx.api.get(roles(ctx), { query: { resourceVersionMatch: 'NotOlderThan' } }), { code: 422, reason: 'Invalid', causes: [{ field: 'resourceVersionMatch', reason: 'FieldValueForbidden' }] }, 'list with resourceVersionMatch and no resourceVersion');
     },
   }),
   defineCase({
@@ -418,7 +418,7 @@ export const listCases: Case[] = [
     title: 'resourceVersionMatch=Exact with resourceVersion=0 is refused with 422 Invalid',
     requirements: ['000-4.3-resource-version-match-values'],
     async run(ctx) {
-      expectStatus(await ctx.api.get(roles(ctx), { query: { resourceVersion: '0', resourceVersionMatch: 'Exact' } }), { code: 422, reason: 'Invalid', causes: [{ field: 'resourceVersionMatch', reason: 'FieldValueForbidden' }] }, 'list with resourceVersion=0, Exact');
+      await expectRefused(ctx.api, await ctx.api.get(roles(ctx), { query: { resourceVersion: '0', resourceVersionMatch: 'Exact' } }), { code: 422, reason: 'Invalid', causes: [{ field: 'resourceVersionMatch', reason: 'FieldValueForbidden' }] }, 'list with resourceVersion=0, Exact');
     },
   }),
 
@@ -441,7 +441,7 @@ export const listCases: Case[] = [
     title: 'sendInitialEvents on a plain list is refused: 422 `sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list`',
     requirements: ['000-7-send-initial-events-forbidden-for-list'],
     async run(ctx) {
-      expectStatus(await ctx.api.get(roles(ctx), { query: { sendInitialEvents: 'true' } }), { code: 422, reason: 'Invalid', causes: [{ field: 'sendInitialEvents', reason: 'FieldValueForbidden' }] }, 'list with sendInitialEvents=true');
+      await expectRefused(ctx.api, await ctx.api.get(roles(ctx), { query: { sendInitialEvents: 'true' } }), { code: 422, reason: 'Invalid', causes: [{ field: 'sendInitialEvents', reason: 'FieldValueForbidden' }] }, 'list with sendInitialEvents=true');
     },
   }),
   defineCase({

@@ -5,7 +5,7 @@
 import { stringify as yamlStringify } from 'yaml';
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import type { ApiResponse } from '../../runner/client.js';
-import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail, show, SUCCESS } from '../verify.js';
+import { expectCode, expectEqual, expectObject, expectStatus, expectTrue, fail, show, SUCCESS, expectRefused } from '../verify.js';
 import { collectionPath, createObject, itemPath, kindCommon, newObject, type ResourceKind, withChange } from './kinds.js';
 import { RESOURCE_QUOTA } from './kinds-quota-events.js';
 import { createStorageClass, postStorageClass, scItem, SC_PATH, storageClass } from './fixtures.js';
@@ -238,7 +238,7 @@ export const writeParamCases: Case[] = [
     async run(ctx) {
       const body = storageClass(ctx, {}, 'drs');
       ctx.track(scItem(body.metadata.name));
-      const s = expectStatus(await ctx.api.post(SC_PATH, body, { query: { dryRun: 'Bogus' } }), { code: 422, reason: 'Invalid', causes: [{ field: 'dryRun', reason: 'FieldValueNotSupported' }] }, 'POST with dryRun=Bogus');
+      const s = await expectRefused(ctx.api, await ctx.api.post(SC_PATH, body, { query: { dryRun: 'Bogus' } }), { code: 422, reason: 'Invalid', causes: [{ field: 'dryRun', reason: 'FieldValueNotSupported' }] }, 'POST with dryRun=Bogus');
       const m = typeof s.message === 'string' ? s.message : '';
       expectTrue(
         m.startsWith('CreateOptions.meta.orch.io "" is invalid: dryRun: Unsupported value: ') && m.includes('Bogus') && m.endsWith(': supported values: "All"'),
@@ -255,7 +255,7 @@ export const writeParamCases: Case[] = [
     async run(ctx) {
       const bad = storageClass(ctx, { reclaimPolicy: 'Shred' }, 'drv');
       ctx.track(scItem(bad.metadata.name));
-      expectStatus(await ctx.api.post(SC_PATH, bad, { query: DRY_RUN }), { code: 422, reason: 'Invalid', causes: [{ field: 'reclaimPolicy', reason: 'FieldValueNotSupported' }] }, 'dry-run POST with reclaimPolicy "Shred"');
+      await expectRefused(ctx.api, await ctx.api.post(SC_PATH, bad, { query: DRY_RUN }), { code: 422, reason: 'Invalid', causes: [{ field: 'reclaimPolicy', reason: 'FieldValueNotSupported' }] }, 'dry-run POST with reclaimPolicy "Shred"');
       const good = storageClass(ctx, {}, 'drv');
       ctx.track(scItem(good.metadata.name));
       const o = expectObject(await ctx.api.post(SC_PATH, good, { query: DRY_RUN }), SUCCESS.create, 'StorageClass', 'dry-run POST of a valid StorageClass');
@@ -385,7 +385,7 @@ export const writeParamCases: Case[] = [
       const patch = `{"allowVolumeExpansion":true,"allowVolumeExpansion":false,${q(UNKNOWN)}:"dropped"}`;
       const res = await ctx.api.request('PATCH', scItem(o.metadata.name), { body: patch, headers: MERGE_PATCH, query: { fieldValidation: 'Strict' } });
       // The spec says BadRequest; upstream answers a patch with 422 Invalid (ground truth): either is a refusal.
-      if (res.status !== 400) expectStatus(res, { code: 422, reason: 'Invalid' }, 'PATCH with fieldValidation=Strict, an unknown field and a duplicate field');
+      if (res.status !== 400) await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid' }, 'PATCH with fieldValidation=Strict, an unknown field and a duplicate field');
       else expectStatus(res, { code: 400, reason: 'BadRequest' }, 'PATCH with fieldValidation=Strict, an unknown field and a duplicate field');
       expectNamesAll(res.json?.message, [UNKNOWN, 'allowVolumeExpansion'], 'the error names every unknown and duplicate field');
       const got = expectObject(await ctx.api.get(scItem(o.metadata.name)), [200], 'StorageClass', 'read back');
@@ -431,7 +431,7 @@ export const writeParamCases: Case[] = [
     async run(ctx) {
       const body = storageClass(ctx, {}, 'fvv');
       ctx.track(scItem(body.metadata.name));
-      const s = expectStatus(await ctx.api.post(SC_PATH, body, { query: { fieldValidation: 'Loose' } }), { code: 422, reason: 'Invalid', causes: [{ field: 'fieldValidation', reason: 'FieldValueNotSupported' }] }, 'POST with fieldValidation=Loose');
+      const s = await expectRefused(ctx.api, await ctx.api.post(SC_PATH, body, { query: { fieldValidation: 'Loose' } }), { code: 422, reason: 'Invalid', causes: [{ field: 'fieldValidation', reason: 'FieldValueNotSupported' }] }, 'POST with fieldValidation=Loose');
       expectTrue(typeof s.message === 'string' && s.message.startsWith('CreateOptions.meta.orch.io "" is invalid: fieldValidation: Unsupported value: "Loose": supported values: '), 'message of the Status', 'CreateOptions.meta.orch.io "" is invalid: fieldValidation: Unsupported value: "Loose": supported values: ...', s.message);
       expectStatus(await ctx.api.get(scItem(body.metadata.name)), { code: 404, reason: 'NotFound' }, 'read after the refused create');
     },
@@ -511,7 +511,7 @@ export const writeParamCases: Case[] = [
       const o = await createStorageClass(ctx, {}, 'fsq');
       const patch = `{"allowVolumeExpansion":true,"allowVolumeExpansion":false,${q(UNKNOWN)}:"dropped"}`;
       const res = await ctx.api.request('PATCH', scItem(o.metadata.name), { body: patch, headers: MERGE_PATCH, query: { fieldValidation: 'Strict' } });
-      const s = expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'patch', reason: 'FieldValueInvalid' }] }, 'PATCH with fieldValidation=Strict');
+      const s = await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'patch', reason: 'FieldValueInvalid' }] }, 'PATCH with fieldValidation=Strict');
       const tail = `strict decoding error: duplicate field "allowVolumeExpansion", unknown field ${q(UNKNOWN)}`;
       expectTrue(typeof s.message === 'string' && s.message.endsWith(tail), 'message of the Status', `... ${tail}`, s.message);
     },

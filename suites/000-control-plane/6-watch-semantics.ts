@@ -4,7 +4,7 @@
 // case watches Roles of its own in the run's namespace, isolated by a label.
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import type { WatchEvent } from '../../runner/client.js';
-import { expectEqual, expectStatus, expectTrue, fail, show } from '../verify.js';
+import { expectEqual, expectTrue, fail, show, expectRefused } from '../verify.js';
 import { ROLE } from './kinds-rbac.js';
 import {
   brief,
@@ -52,7 +52,7 @@ const initialEventsQuery = (selector: string, extra: Record<string, string> = {}
 /** A watch with sendInitialEvents=true and resourceVersionMatch=Exact: expects 422 Invalid, gives the Status. */
 async function exactRefused(ctx: CaseContext): Promise<any> {
   const res = await ctx.api.get(roles(ctx), { query: { watch: 'true', sendInitialEvents: 'true', resourceVersionMatch: 'Exact', resourceVersion: '1', timeoutSeconds: 2 } });
-  return expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'resourceVersionMatch' }] }, 'watch with sendInitialEvents=true, resourceVersionMatch=Exact');
+  return await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'resourceVersionMatch' }] }, 'watch with sendInitialEvents=true, resourceVersionMatch=Exact');
 }
 
 /**
@@ -251,7 +251,7 @@ export const watchSemanticsCases: Case[] = [
     requirements: ['000-4.3-send-initial-events-requires-match', '000-7-send-initial-events-invalid'],
     async run(ctx) {
       const res = await ctx.api.get(roles(ctx), { query: { watch: 'true', sendInitialEvents: 'true', timeoutSeconds: 2 } });
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'resourceVersionMatch', reason: 'FieldValueForbidden' }] }, 'watch with sendInitialEvents=true and no resourceVersionMatch');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'resourceVersionMatch', reason: 'FieldValueForbidden' }] }, 'watch with sendInitialEvents=true and no resourceVersionMatch');
     },
   }),
   defineCase({

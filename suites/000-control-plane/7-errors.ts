@@ -1,7 +1,7 @@
 // Spec 000 §7: error responses. The spec leaves the body shape to upstream: a Status object with
 // code, reason and details (ground-truth note).
 import { defineCase, type Case } from '../case.js';
-import { expectEqual, expectStatus, expectTrue } from '../verify.js';
+import { expectEqual, expectStatus, expectTrue, expectRefused } from '../verify.js';
 import { createStorageClass, postStorageClass, storageClass, scItem, SC_PATH } from './fixtures.js';
 
 const common = { suite: 'errors', spec: { doc: '000', section: '7' }, level: 'SHOULD', impact: 'cluster-scoped', needs: ['api'] } as const;
@@ -41,7 +41,7 @@ export const errorCases: Case[] = [
     async run(ctx) {
       const body = storageClass(ctx, { reclaimPolicy: 'Shred', volumeBindingMode: 'Later' });
       delete body.provisioner;
-      const s = expectStatus(await postStorageClass(ctx, body), {
+      const s = await expectRefused(ctx.api, await postStorageClass(ctx, body), {
         code: 422, reason: 'Invalid',
         causes: [{ field: 'provisioner', reason: 'FieldValueRequired' }, { field: 'reclaimPolicy', reason: 'FieldValueNotSupported' }, { field: 'volumeBindingMode', reason: 'FieldValueNotSupported' }],
       }, 'create with three bad fields');

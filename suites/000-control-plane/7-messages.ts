@@ -6,7 +6,7 @@
 // CreateOptions, UpdateOptions).
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import type { ApiResponse } from '../../runner/client.js';
-import { expectEqual, expectStatus, expectTrue, show } from '../verify.js';
+import { expectEqual, expectTrue, show, expectRefused } from '../verify.js';
 import { createStorageClass, postStorageClass, scItem, SC_PATH, storageClass } from './fixtures.js';
 import { createObject, itemPath } from './kinds.js';
 import { STORAGE_VERSION_MIGRATION } from './kinds-quota-events.js';
@@ -111,8 +111,8 @@ function fieldMessageCase(f: FieldErrorForm): Case {
     requirements: ['000-7-status-field-error-messages'],
     async run(ctx) {
       const { res, kindGroup, name, what } = await f.provoke(ctx);
-      const s = expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: f.field, reason: f.reason }] }, what);
-      const cause = (s.details.causes as any[]).find((c) => c?.field === f.field && c?.reason === f.reason);
+      const s = await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: f.field, reason: f.reason }] }, what);
+      const cause = (Array.isArray(s.details?.causes) ? (s.details.causes as any[]) : []).find((c) => c?.field === f.field && c?.reason === f.reason);
       const m = String(cause?.message ?? '');
       if (typeof f.text === 'string') expectEqual(cause?.message, f.text, `message of the ${f.field} cause`);
       else expectTrue(f.text.test(m), `message of the ${f.field} cause`, f.text.shown, show(cause?.message));
@@ -188,7 +188,7 @@ function optionsCase(f: OptionsForm): Case {
     requirements: ['000-7-status-invalid-options'],
     async run(ctx) {
       const { res, what } = await f.provoke(ctx);
-      const s = expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: f.field }] }, what);
+      const s = await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: f.field }] }, what);
       const head = `${f.kind}.meta.orch.io "" is invalid: ${f.field}: `;
       expectTrue(typeof s.message === 'string' && s.message.startsWith(head), 'message of the Status', `${head}...`, show(s.message));
       expectEqual({ group: s.details?.group, kind: s.details?.kind, name: s.details?.name ?? '' }, { group: 'meta.orch.io', kind: f.kind, name: '' }, 'details of the Status (group, kind, empty name)');

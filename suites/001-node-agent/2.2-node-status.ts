@@ -2,7 +2,7 @@
 // publishes in a Node's status (addresses, conditions, capacity, allocatable, nodeInfo,
 // declaredFeatures), cordoning through spec.unschedulable, and the heartbeat Lease in `node-lease`.
 import { defineCase, type Case, type CaseContext } from '../case.js';
-import { expectEqual, expectObject, expectStatus, expectTrue, SUCCESS } from '../verify.js';
+import { expectEqual, expectObject, expectTrue, SUCCESS, expectRefused } from '../verify.js';
 import { createObject, itemPath, newObject, postObject } from '../000-control-plane/kinds.js';
 import { LEASE, NODE, T0, T1, agentCommon, putEdited, putStatus } from './kinds.js';
 
@@ -49,7 +49,7 @@ export const nodeStatusCases: Case[] = [
     requirements: ['001-2.2-address-types'],
     async run(ctx) {
       const { res } = await nodeWithStatus(ctx, { addresses: [{ type: 'PublicIP', address: '203.0.113.7' }] });
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'status.addresses[0].type', reason: 'FieldValueNotSupported' }] }, 'PUT status with address type PublicIP');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'status.addresses[0].type', reason: 'FieldValueNotSupported' }] }, 'PUT status with address type PublicIP');
     },
   }),
   defineCase({
@@ -60,7 +60,7 @@ export const nodeStatusCases: Case[] = [
     async run(ctx) {
       const a = { type: 'InternalIP', address: '10.0.0.7' };
       const { res } = await nodeWithStatus(ctx, { addresses: [a, { ...a }] });
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'status.addresses[1]', reason: 'FieldValueDuplicate' }] }, 'PUT status with a repeated address');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'status.addresses[1]', reason: 'FieldValueDuplicate' }] }, 'PUT status with a repeated address');
     },
   }),
   defineCase({
@@ -98,7 +98,7 @@ export const nodeStatusCases: Case[] = [
     requirements: ['001-2.2-condition-status-values'],
     async run(ctx) {
       const { res } = await nodeWithStatus(ctx, { conditions: [condition('Ready', 'Maybe')] });
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'status.conditions[0].status', reason: 'FieldValueNotSupported' }] }, 'PUT status with condition status "Maybe"');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'status.conditions[0].status', reason: 'FieldValueNotSupported' }] }, 'PUT status with condition status "Maybe"');
     },
   }),
   defineCase({
@@ -121,7 +121,7 @@ export const nodeStatusCases: Case[] = [
     requirements: ['001-2.2-resources-non-negative'],
     async run(ctx) {
       const { res } = await nodeWithStatus(ctx, { capacity: { cpu: '4', memory: '-1Gi' }, allocatable: { cpu: '4', memory: '1Gi' } });
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'status.capacity.memory', reason: 'FieldValueInvalid' }] }, 'PUT status with capacity memory -1Gi');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'status.capacity.memory', reason: 'FieldValueInvalid' }] }, 'PUT status with capacity memory -1Gi');
     },
   }),
   defineCase({
@@ -131,7 +131,7 @@ export const nodeStatusCases: Case[] = [
     requirements: ['001-2.2-resources-non-negative'],
     async run(ctx) {
       const { res } = await nodeWithStatus(ctx, { capacity: { cpu: '4' }, allocatable: { cpu: '-500m' } });
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'status.allocatable.cpu', reason: 'FieldValueInvalid' }] }, 'PUT status with allocatable cpu -500m');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'status.allocatable.cpu', reason: 'FieldValueInvalid' }] }, 'PUT status with allocatable cpu -500m');
     },
   }),
   defineCase({
@@ -241,7 +241,7 @@ export const nodeStatusCases: Case[] = [
     requirements: ['001-2.2-lease-duration-positive'],
     async run(ctx) {
       const res = await postObject(ctx, LEASE, newObject(ctx, LEASE, { spec: { holderIdentity: 'worker-7', leaseDurationSeconds: 0 } }));
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'spec.leaseDurationSeconds', reason: 'FieldValueInvalid' }] }, 'create with leaseDurationSeconds 0');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'spec.leaseDurationSeconds', reason: 'FieldValueInvalid' }] }, 'create with leaseDurationSeconds 0');
     },
   }),
   defineCase({
@@ -251,7 +251,7 @@ export const nodeStatusCases: Case[] = [
     requirements: ['001-2.2-lease-transitions-non-negative'],
     async run(ctx) {
       const res = await postObject(ctx, LEASE, newObject(ctx, LEASE, { spec: { holderIdentity: 'worker-7', leaseTransitions: -1 } }));
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'spec.leaseTransitions', reason: 'FieldValueInvalid' }] }, 'create with leaseTransitions -1');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'spec.leaseTransitions', reason: 'FieldValueInvalid' }] }, 'create with leaseTransitions -1');
     },
   }),
   defineCase({
@@ -261,7 +261,7 @@ export const nodeStatusCases: Case[] = [
     requirements: ['001-2.2-lease-strategy'],
     async run(ctx) {
       const res = await postObject(ctx, LEASE, newObject(ctx, LEASE, { spec: { holderIdentity: 'worker-7', strategy: 'NewestFirst' } }));
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'spec.strategy', reason: 'FieldValueNotSupported' }] }, 'create with strategy NewestFirst');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'spec.strategy', reason: 'FieldValueNotSupported' }] }, 'create with strategy NewestFirst');
     },
   }),
   defineCase({
@@ -271,7 +271,7 @@ export const nodeStatusCases: Case[] = [
     requirements: ['001-2.2-lease-strategy'],
     async run(ctx) {
       const res = await postObject(ctx, LEASE, newObject(ctx, LEASE, { spec: { holderIdentity: 'worker-7', preferredHolder: 'worker-8' } }));
-      expectStatus(res, { code: 422, reason: 'Invalid', causes: [{ field: 'spec.preferredHolder', reason: 'FieldValueForbidden' }] }, 'create with preferredHolder and no strategy');
+      await expectRefused(ctx.api, res, { code: 422, reason: 'Invalid', causes: [{ field: 'spec.preferredHolder', reason: 'FieldValueForbidden' }] }, 'create with preferredHolder and no strategy');
     },
   }),
 ];

@@ -2,7 +2,7 @@
 // and in each container, its type, and localhostProfile (rules of upstream pod validation and the
 // ground-truth note). What the agent and runtime do with a profile is checked on the agent side.
 import { defineCase, type Case, type CaseContext } from '../case.js';
-import { expectEqual, expectObject, expectStatus } from '../verify.js';
+import { expectEqual, expectObject, expectRefused } from '../verify.js';
 import { createObject, itemPath, newObject, postObject } from '../000-control-plane/kinds.js';
 import { HOLD_GATE, IMAGE, POD, agentCommon } from './kinds.js';
 
@@ -15,7 +15,7 @@ const withProfile = (seccompProfile: unknown) => ({
 });
 
 async function expectInvalidProfile(ctx: CaseContext, profile: unknown, causes: Array<{ field: string; reason?: string }>, what: string) {
-  expectStatus(await postObject(ctx, POD, newObject(ctx, POD, withProfile(profile))), { code: 422, reason: 'Invalid', causes }, what);
+  await expectRefused(ctx.api, await postObject(ctx, POD, newObject(ctx, POD, withProfile(profile))), { code: 422, reason: 'Invalid', causes }, what);
 }
 
 export const seccompCases: Case[] = [

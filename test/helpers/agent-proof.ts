@@ -1,12 +1,13 @@
 // Proves agent cases (those whose needs include agent, cri or agent-exec) fail against an agent broken
-// in exactly their rule (proof/agent-*.ts, helpers/agent-node.ts). Runs are strict, so a broken SHOULD
-// rule shows as `failed`. That each passes against the reference agent (and leaves nothing behind) is
+// in exactly their rule (proof/agent-*.ts, helpers/agent-node.ts). Runs are not strict: a MUST case
+// must fail on its own verdict, a broken SHOULD rule warn (proof-level.ts). That each passes against the reference agent (and leaves nothing behind) is
 // shown by the embedded runs of every case: test/conformance-doc.test.ts (CONFORMANCE.md records a
 // pass for each, and is compared with a fresh run) and test/cli.test.ts (the README's main command
 // exits 0); running the passing side again here would double the cost of these proofs. PROOF_FOCUS
 // runs (proof-agent.test.ts) still run both sides. The proofs are split over several test files by
 // case id prefix, so that they run side by side and each stays within tap's per-file time limit.
 import type { Test } from 'tap';
+import { failedAtLevel } from './proof-level.js';
 import { ALL_CASES } from '../../suites/index.js';
 import { AGENT_KINDS, type Case } from '../../suites/case.js';
 import { runCases } from '../../runner/run.js';
@@ -20,7 +21,7 @@ const needsAgentProcess = (c: Case) => c.needs.includes('agent') || c.needs.incl
 
 async function runOn(node: ProofNode, c: Case, runId: string) {
   const g = node.target.group;
-  const report = await runCases({ cases: [c], conn: g.conn, node: node.node, embedded: false, gates: g.gates, facts: g.facts, version: 'test', timeoutMs: 45_000, strict: true, runId });
+  const report = await runCases({ cases: [c], conn: g.conn, node: node.node, embedded: false, gates: g.gates, facts: g.facts, version: 'test', timeoutMs: 45_000, strict: false, runId });
   return { result: report.cases[0]!, leaks: report.leaks };
 }
 
@@ -56,7 +57,7 @@ export async function proveAgentCases(t: Test, ids: RegExp, opts: { passing?: bo
         t.equal(ok.result.status, 'passed', `${c.id} passes against the reference agent${ok.result.status !== 'passed' ? `: ${ok.result.message} expected=${ok.result.expected} actual=${ok.result.actual}` : ''}`);
         t.same(ok.leaks, [], `${c.id}: nothing left behind`);
       }
-      t.equal(bad.result.status, 'failed', `${c.id} fails against an agent broken in its rule${bad.result.status !== 'failed' ? ` (got ${bad.result.status}: ${bad.result.message})` : ''}`);
+      t.equal(bad.result.status, failedAtLevel(c), `${c.id} fails against an agent broken in its rule, at its level${bad.result.status !== failedAtLevel(c) ? ` (got ${bad.result.status}: ${bad.result.message})` : ''}`);
     }
   };
   await Promise.all(Array.from({ length: opts.workers ?? 3 }, work));

@@ -8,6 +8,7 @@ import { resourceVersionVariants } from './resource-versions.js';
 import { representationVariants } from './representation.js';
 import { transportVariants } from './transport.js';
 import { mayRuleVariants } from './may-rules.js';
+import { errorShapeVariants } from './error-shapes.js';
 
 export const VARIANTS: readonly LegalVariant[] = [
   ...statusCodeVariants,
@@ -17,6 +18,7 @@ export const VARIANTS: readonly LegalVariant[] = [
   ...representationVariants,
   ...transportVariants,
   ...mayRuleVariants,
+  ...errorShapeVariants,
 ];
 
 /**
@@ -35,4 +37,6 @@ export const VARIANT_RUNS: readonly (readonly string[])[] = [
   ['continue-expired-resource-expired', 'kind-required', 'create-202-update-200', 'resource-versions-opaque', 'json-layout-and-extras'],
   ['limit-fewer-first-chunk-empty', 'connection-close-split-watch', 'slow-100ms'],
   ['limit-ignored'],
+  ['invalid-as-plain-400', 'not-found-other-reason', 'errors-small-json'],
+  ['invalid-without-causes'],
 ];
