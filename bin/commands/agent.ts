@@ -184,6 +184,8 @@ async function runAgent(args: AgentArgs): Promise<number> {
       allowedUnsafeSysctls: cfg.allowedUnsafeSysctls,
       fileCheckFrequencyMs: durationMs(cfg.fileCheckFrequency),
       featureGates: gates,
+      evictionHard: cfg.evictionHard,
+      evictionPressureTransitionPeriodMs: durationMs(cfg.evictionPressureTransitionPeriod),
       auth,
       serve: { address: cfg.address, port: cfg.port, certDir: broken('certdir-ignored') ? undefined : args.certDir, flags: flagValues(args, cfg), configz: configzBody(cfg) },
       watchdogEnv: process.env,

@@ -12,6 +12,7 @@ import { FeatureGates, GATES_1_37 } from '../features.js';
 import { ApiClient } from '../client/api-client.js';
 import { LeaseController } from './lease.js';
 import { NodeStatusManager } from './node-status.js';
+import { DEFAULT_EVICTION_HARD, parseEvictionHard } from './eviction.js';
 import { Pleg } from './pleg.js';
 import { PodWorkers } from './pod-workers.js';
 import { Runtime, runtimeMessage } from './runtime.js';
@@ -60,6 +61,10 @@ export interface AgentOptions {
   seccompDefault?: boolean;
   /** The gates the agent runs with (default: 1.37 defaults). */
   featureGates?: FeatureGates;
+  /** evictionHard of the configuration: signal to threshold (default upstream's); gives the pressure conditions. */
+  evictionHard?: Readonly<Record<string, string>>;
+  /** evictionPressureTransitionPeriod, ms (default 5 min). */
+  evictionPressureTransitionPeriodMs?: number;
   /** Authentication and authorization of its HTTPS port (default: upstream's, webhook authn and authz, no anonymous). */
   auth?: AgentAuthSettings;
   /** Serve the HTTPS endpoints; absent: no server (in-process tests of other parts). */
@@ -110,6 +115,8 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   const log = o.log ?? ((m: string) => process.stderr.write(`agent: ${m}\n`));
   const nodeName = o.nodeName ?? defaultNodeName(o.hostnameOverride);
   const gates = o.featureGates ?? new FeatureGates();
+  // Thresholds that cannot be parsed refuse the start, as upstream's (an unsupported signal, a bad value).
+  parseEvictionHard(o.evictionHard ?? DEFAULT_EVICTION_HARD);
   // §2.1 layout, 0700 directories; pods/ also holds pod logs (upstream uses /var/log/pods).
   const layout = await prepareRootDir(o.rootDir);
   // Before any network or runtime call: a bad watchdog environment or certificate refuses the start.
@@ -180,6 +187,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
         api, runtime, nodeName, hostnameOverride: o.hostnameOverride, nodeIP: o.nodeIP, rootDir: o.rootDir,
         updateFrequencyMs: o.nodeStatusUpdateFrequencyMs, reportFrequencyMs: o.nodeStatusReportFrequencyMs,
         agentPort: port, declaredFeatures: declaredFeatures(gates),
+        evictionHard: o.evictionHard, pressureTransitionPeriodMs: o.evictionPressureTransitionPeriodMs,
         onError: (err) => log(`node status: ${(err as Error).message}`),
       });
       await nodeStatus.register();

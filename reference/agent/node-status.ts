@@ -4,6 +4,7 @@
 // conditions with upstream's reasons and messages (kubelet written agent). As upstream, the status is
 // computed every nodeStatusUpdateFrequency and written when it changed or when nodeStatusReportFrequency
 // has passed since the last write; lastTransitionTime moves only when a condition's status changes.
+// The pressure conditions come from the eviction thresholds of the configuration (eviction.ts).
 import { statfs } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
@@ -12,6 +13,10 @@ import { isAlreadyExists, isNotFound, type ApiClient } from '../client/api-clien
 import type { Runtime, RuntimeCondition } from './runtime.js';
 import { broken } from './breaks.js';
 import { GATES_1_37 } from '../features.js';
+import { DEFAULT_EVICTION_HARD, parseEvictionHard, PressureTracker, type Pressure } from './eviction.js';
+
+/** Where the node's process figures are read (the stats collector reads them too). */
+export { pidCounts } from './eviction.js';
 
 export interface NodeStatusOptions {
   api: ApiClient;
@@ -33,6 +38,10 @@ export interface NodeStatusOptions {
   agentPort?: number;
   /** §2.2 declaredFeatures: enabled in-development gates, sorted (none: the field is not published). */
   declaredFeatures?: string[];
+  /** evictionHard of the configuration: the thresholds that give the pressure conditions (default upstream's). */
+  evictionHard?: Readonly<Record<string, string>>;
+  /** evictionPressureTransitionPeriod, ms (default 5 min). */
+  pressureTransitionPeriodMs?: number;
   onError?(err: unknown): void;
 }
 
@@ -44,12 +53,6 @@ export interface NodeCondition {
   lastHeartbeatTime: string;
   lastTransitionTime: string;
 }
-
-/** Upstream's default hard eviction thresholds (memory.available<100Mi, nodefs.available<10%). */
-const MEMORY_AVAILABLE_MIN = 100 * 1024 * 1024;
-const NODEFS_AVAILABLE_MIN_FRACTION = 0.1;
-/** pid.available threshold: upstream has none by default; 5% of pid_max keeps the condition meaningful. */
-const PID_AVAILABLE_MIN_FRACTION = 0.05;
 
 export function osImage(): string {
   try {
@@ -73,16 +76,6 @@ export function goArch(): string {
   return map[process.arch] ?? process.arch;
 }
 
-/** pid_max and the number of processes (threads) now: the rlimit figures of the node. */
-export function pidCounts(): { max: number; used: number } | undefined {
-  try {
-    const max = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8').trim());
-    const used = Number(/^(\d+)/.exec(readFileSync('/proc/loadavg', 'utf8').split(' ')[3]?.split('/')[1] ?? '')?.[1]);
-    if (Number.isFinite(max) && Number.isFinite(used)) return { max, used };
-  } catch { /* Linux only */ }
-  return undefined;
-}
-
 /** Conditions without times: what is compared to decide whether the status changed. */
 interface ConditionCore { type: string; status: 'True' | 'False'; reason: string; message: string }
 
@@ -104,7 +97,7 @@ export function readyCondition(runtimeConds: RuntimeCondition[] | Error): Condit
   return { type: 'Ready', status: 'False', reason: 'AgentNotReady', message: errors.length === 1 ? errors[0] : `[${errors.join(', ')}]` };
 }
 
-export function pressureConditions(p: { memory: boolean; disk: boolean; pid: boolean }): ConditionCore[] {
+export function pressureConditions(p: Readonly<Record<Pressure, boolean>>): ConditionCore[] {
   return [
     p.memory
       ? { type: 'MemoryPressure', status: 'True', reason: 'AgentHasInsufficientMemory', message: 'agent has insufficient memory available' }
@@ -125,7 +118,9 @@ export function pressureConditions(p: { memory: boolean; disk: boolean; pid: boo
 export function withTimes(core: ConditionCore[], previous: NodeCondition[] | undefined, now: string): NodeCondition[] {
   const out = core.map((c) => {
     const old = previous?.find((p) => p.type === c.type);
-    return { ...c, lastHeartbeatTime: now, lastTransitionTime: old && old.status === c.status ? old.lastTransitionTime : now };
+    // Test-only: a condition keeps the lastTransitionTime it was first written with, whatever its status.
+    const keep = old && (old.status === c.status || broken('node-conditions-keep-transition-time'));
+    return { ...c, lastHeartbeatTime: now, lastTransitionTime: keep ? old.lastTransitionTime : now };
   });
   return [...out.filter((c) => c.type !== 'Ready'), ...out.filter((c) => c.type === 'Ready')];
 }
@@ -144,11 +139,14 @@ export class NodeStatusManager {
   nodeUid: string | undefined;
   /** The InternalIP published, used as the pods' hostIP. */
   readonly internalIP: string | undefined;
+  /** The eviction thresholds' view of the node: its pressure conditions. */
+  private readonly pressure: PressureTracker;
 
   constructor(private readonly o: NodeStatusOptions) {
     this.api = o.api;
     this.nodeName = o.nodeName;
     this.internalIP = o.nodeIP ?? internalIPv4();
+    this.pressure = new PressureTracker(parseEvictionHard(o.evictionHard ?? DEFAULT_EVICTION_HARD), o.pressureTransitionPeriodMs ?? 5 * 60_000, o.rootDir);
   }
 
   /** Creates the Node if absent (409 AlreadyExists means another start registered it: fine). */
@@ -209,7 +207,8 @@ export class NodeStatusManager {
       capacity: machine.capacity,
       allocatable: machine.capacity,
       daemonEndpoints: { agentEndpoint: { Port: this.o.agentPort ?? 10250 } },
-      ...(this.o.declaredFeatures?.length ? { declaredFeatures: this.o.declaredFeatures } : {}),
+      // Test-only (declared-features-none): nothing declared, whatever the gates.
+      ...(this.o.declaredFeatures?.length && !broken('declared-features-none') ? { declaredFeatures: this.o.declaredFeatures } : {}),
       // Test-only: every feature still in development declared, enabled or not.
       ...(broken('declared-features-ignore-gates') ? { declaredFeatures: Object.keys(GATES_1_37).filter((g) => GATES_1_37[g]!.stage !== 'GA').sort() } : {}),
       nodeInfo: {
@@ -272,15 +271,13 @@ export class NodeStatusManager {
     return { ...status, conditions: [...(status.conditions ?? []), c] };
   }
 
-  private async machine(): Promise<{ capacity: Record<string, string>; pressure: { memory: boolean; disk: boolean; pid: boolean } }> {
+  private async machine(): Promise<{ capacity: Record<string, string>; pressure: Record<Pressure, boolean> }> {
     let storage = 0;
-    let diskPressure = false;
     try {
       const s = await statfs(this.o.rootDir);
       storage = s.blocks * s.bsize;
-      diskPressure = s.blocks > 0 && s.bavail / s.blocks < NODEFS_AVAILABLE_MIN_FRACTION;
     } catch { /* root dir not there yet: report 0 */ }
-    const pids = pidCounts();
+    const pressure = await this.pressure.pressure();
     return {
       capacity: {
         cpu: String(os.availableParallelism()),
@@ -288,11 +285,8 @@ export class NodeStatusManager {
         pods: String(this.o.maxPods ?? 110),
         'ephemeral-storage': `${Math.floor(storage / 1024)}Ki`,
       },
-      pressure: {
-        memory: os.freemem() < MEMORY_AVAILABLE_MIN,
-        disk: diskPressure,
-        pid: pids ? pids.max - pids.used < pids.max * PID_AVAILABLE_MIN_FRACTION : false,
-      },
+      // Test-only: no pressure ever, whatever the thresholds and the machine say.
+      pressure: broken('pressure-always-false') ? { memory: false, disk: false, pid: false } : pressure,
     };
   }
 

@@ -10,6 +10,7 @@ import { expectTrue, fail, show } from '../verify.js';
 import { agentCase, nodePath } from './agent-kit.js';
 import { expectStarts } from './agent-exec-kit.js';
 import { agentEndpointCases } from './agent-endpoints.js';
+import { agentConditionCases } from './agent-3-conditions.js';
 import { agentNode, condition, launchedReady, leasePath, nodeWhen, objectWhen, quantity, readyView, runtimeNotReady } from './agent-node-kit.js';
 
 /** Upstream writes the HostName type as `Hostname` on the wire (001-2.2-address-types): both count. */
@@ -20,6 +21,8 @@ const PRESSURES = [
   { type: 'DiskPressure', req: '001-3-condition-disk-pressure', id: 'disk-pressure' },
   { type: 'PIDPressure', req: '001-3-condition-pid-pressure', id: 'pid-pressure' },
 ] as const;
+/** An in-development gate of the agent (beta, off by default in 1.37): the agent's pod and container stats from the runtime. */
+const CRI_STATS_GATE = 'PodAndContainerStatsFromCRI';
 const CONDITION_TYPES = ['Ready', ...PRESSURES.map((p) => p.type)];
 const RESOURCES = ['cpu', 'memory', 'pods'];
 /** The condition types of a Node, for failure messages. */
@@ -175,6 +178,20 @@ export const agentNodeStatusCases: Case[] = [
   }),
   defineCase({
     ...agentCase('2.2', 'MUST', 'exec'),
+    id: 'agent.node.declared-features.enabled-listed',
+    title: `status.declaredFeatures lists a feature in development once its gate is turned on: an agent given --feature-gates ${CRI_STATS_GATE}=true declares ${CRI_STATS_GATE}`,
+    requirements: ['001-2.2-declared-features'],
+    async run(ctx) {
+      // A gate of the agent's own (spec 002: "enabled on the agent"), beta and off by default in 1.37.
+      const launched = await ctx.agents.launch({ args: ['--feature-gates', `${CRI_STATS_GATE}=true`] });
+      const node = await launchedReady(ctx, launched);
+      const declared = node.status.declaredFeatures;
+      expectTrue(Array.isArray(declared) && declared.includes(CRI_STATS_GATE), `status.declaredFeatures of an agent with ${CRI_STATS_GATE} on`,
+        `a list naming ${show(CRI_STATS_GATE)} (a feature under active development, enabled through the agent's feature gates)`, show(declared ?? 'no declaredFeatures'));
+    },
+  }),
+  defineCase({
+    ...agentCase('2.2', 'MUST', 'exec'),
     id: 'agent.node.declared-features.locked-gate-ignored',
     title: 'The NodeDeclaredFeatures gate is locked and ignored if set: an agent given NodeDeclaredFeatures=false starts and declares what one without it declares',
     requirements: ['001-2.2-declared-features-ga'],
@@ -285,5 +302,6 @@ export const agentNodeStatusCases: Case[] = [
       if (c) expectTrue(c.status === 'True' || c.status === 'False', 'the NetworkUnavailable condition\'s status', 'True or False', c);
     },
   }),
+  ...agentConditionCases,
   ...agentEndpointCases,
 ];

@@ -636,6 +636,16 @@ export const NODE_AGENT: readonly Requirement[] = [
     text: 'Node condition `PIDPressure` True means too many processes on the node; False otherwise.',
   },
   {
+    id: '001-3-pressure-eviction-thresholds',
+    doc: '001', section: '3', sectionTitle: 'States and transitions', level: 'SHOULD', source: 'ground-truth',
+    text: 'As upstream\'s eviction manager, a hard eviction threshold of the agent\'s configuration (`evictionHard`) that the node\'s available amount is below makes the agent report the matching pressure condition True: `memory.available` (available memory) MemoryPressure, `nodefs.available` (free space of the root dir\'s filesystem) DiskPressure, `pid.available` (pid_max less the running processes) PIDPressure.',
+  },
+  {
+    id: '001-3-condition-last-transition-time',
+    doc: '001', section: '3', sectionTitle: 'States and transitions', level: 'SHOULD', source: 'ground-truth',
+    text: 'A node condition\'s `lastTransitionTime` moves when its status changes and stays the same while its status does not (upstream\'s convention for conditions): when Ready goes False, its lastTransitionTime is the time of that change, and the conditions whose status stayed keep theirs.',
+  },
+  {
     id: '001-3-condition-network-unavailable',
     doc: '001', section: '3', sectionTitle: 'States and transitions', level: 'MUST', source: 'spec',
     text: 'Node condition `NetworkUnavailable` True means the node network is configured incorrectly; False otherwise.',

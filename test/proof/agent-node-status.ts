@@ -41,6 +41,8 @@ export const agentNodeStatusBreakages: Record<string, AgentBreakage> = {
   // A completed (GA) feature declared.
   'agent.node.declared-features.no-baseline': nodeStatus((s) => { s.declaredFeatures = [...(s.declaredFeatures ?? []), 'NodeDeclaredFeatures']; }),
   'agent.node.declared-features.enabled-only': { switch: 'declared-features-ignore-gates' },
+  // Nothing declared, whatever gates are on.
+  'agent.node.declared-features.enabled-listed': { switch: 'declared-features-none' },
   // Lease updates are answered by the proxy and never stored: renewTime stays where the create left it.
   'agent.lease.renewed': {
     api: {
@@ -64,6 +66,12 @@ export const agentNodeStatusBreakages: Record<string, AgentBreakage> = {
   'agent.conditions.memory-pressure': conditionEdit('MemoryPressure', (c) => { c.status = 'Unknown'; }),
   'agent.conditions.disk-pressure': conditionEdit('DiskPressure', (c) => { c.status = 'Unknown'; }),
   'agent.conditions.pid-pressure': conditionEdit('PIDPressure', (c) => { c.status = 'Unknown'; }),
+  // No pressure ever: the eviction thresholds ignored (agents the cases launch carry the switch).
+  'agent.conditions.memory-pressure-threshold': { switch: 'pressure-always-false' },
+  'agent.conditions.disk-pressure-threshold': { switch: 'pressure-always-false' },
+  'agent.conditions.pid-pressure-threshold': { switch: 'pressure-always-false' },
+  // A condition keeps the lastTransitionTime it was first written with.
+  'agent.conditions.last-transition-time': { switch: 'node-conditions-keep-transition-time' },
   // A NetworkUnavailable condition published as Unknown.
   'agent.conditions.network-unavailable': nodeStatus((s) => {
     const t = new Date().toISOString().replace(/\.\d+Z$/, 'Z');

@@ -215,6 +215,8 @@ export interface AgentConfiguration {
   maxParallelImagePulls?: number;
   /** Eviction thresholds, e.g. `memory.available: 100Mi`. */
   evictionHard: Record<string, string>;
+  /** How long a pressure condition stays True after its thresholds stop being met (Go duration). */
+  evictionPressureTransitionPeriod: string;
   featureGates: Record<string, boolean>;
   allowedUnsafeSysctls?: string[];
   cpuManagerPolicy: string;
