@@ -57,14 +57,29 @@ class ClusterRoleAggregation implements Controller {
     for (const r of this.roles.list()) if (r.aggregationRule) this.queue.add(r.metadata.name);
   }
 
+  /** Spec 000 §2.8: a role is pulled in when any one of the selectors matches it. */
+  private selected(selectors: readonly LabelSelector[], labels: Record<string, string> | undefined): boolean {
+    const b = this.ctx.breaks;
+    // Test-only (breaks): `clusterrole-aggregation.first-selector-only` reads only the first selector;
+    // `clusterrole-aggregation.and-selectors` wants every selector to match.
+    if (b.has('clusterrole-aggregation.first-selector-only')) return selectors.length > 0 && selectorMatches(selectors[0]!, labels);
+    if (b.has('clusterrole-aggregation.and-selectors')) return selectors.every((sel) => selectorMatches(sel, labels));
+    return selectors.some((sel) => selectorMatches(sel, labels));
+  }
+
   private async sync(name: string): Promise<void> {
     const role = this.roles.get('', name);
     const selectors = role?.aggregationRule?.clusterRoleSelectors;
     if (!role || !selectors || role.metadata.deletionTimestamp) return;
+    // Test-only (breaks): `clusterrole-aggregation.never-aggregate` leaves every role as it is.
+    if (this.ctx.breaks.has('clusterrole-aggregation.never-aggregate')) return;
     const sources = this.roles.list()
-      .filter((o) => o.metadata.name !== name && selectors.some((sel) => selectorMatches(sel, o.metadata.labels)))
+      .filter((o) => o.metadata.name !== name && this.selected(selectors, o.metadata.labels))
       .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
     const rules: PolicyRule[] = [];
+    // Test-only (breaks): `clusterrole-aggregation.keep-direct-rules` adds to the rules found instead
+    // of replacing them, so a direct change survives.
+    if (this.ctx.breaks.has('clusterrole-aggregation.keep-direct-rules')) rules.push(...(role.rules ?? []));
     for (const other of sources) {
       for (const rule of other.rules ?? []) if (!rules.some((r) => isDeepStrictEqual(r, rule))) rules.push(rule);
     }

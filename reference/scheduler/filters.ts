@@ -207,6 +207,57 @@ export function matchesNodeAffinity(pod: KubeObject, node: KubeObject, errorsMat
   return matched;
 }
 
+/** One parsed preferred node affinity term (upstream nodeaffinity.PreferredSchedulingTerms). */
+export interface PreferredTerm {
+  readonly weight: number;
+  matches(node: KubeObject): boolean;
+}
+
+/**
+ * The pod's preferred node affinity terms, parsed as upstream's NodeAffinity PreScore parses them (all
+ * at once, terms of weight 0 or with nothing in them skipped). Unlike the required terms, whose parse
+ * errors upstream ignores ("for backwards compatibility": such a term matches no node), an unparsable
+ * preferred term is an error of the scheduling cycle (reason SchedulerError): ConstraintError, worded
+ * as upstream's `running PreScore plugin "NodeAffinity": <field errors>`.
+ */
+export function preferredTerms(pod: KubeObject): PreferredTerm[] {
+  const terms: any[] = pod.spec?.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? [];
+  const out: PreferredTerm[] = [];
+  const errors: string[] = [];
+  terms.forEach((t, i) => {
+    const exprs: Requirement[] = t?.preference?.matchExpressions ?? [];
+    const fields: Requirement[] = t?.preference?.matchFields ?? [];
+    if (!t?.weight || (exprs.length === 0 && fields.length === 0)) return;
+    const before = errors.length;
+    const check = (list: Requirement[], field: boolean, path: string) => list.forEach((r, j) => {
+      const at = `[${i}].preference.${path}[${j}]`;
+      if ((r.operator === 'Gt' || r.operator === 'Lt') && !field && (r.values ?? []).length === 1 && !/^[+-]?\d+$/.test(r.values![0]!)) {
+        errors.push(`${at}.values[0]: Invalid value: ${JSON.stringify(r.values![0])}: for 'Gt', 'Lt' operators, the value must be an integer`);
+        return;
+      }
+      try {
+        requirementMatches(r, {}, field);
+      } catch (err) {
+        if (!(err instanceof ConstraintError)) throw err;
+        errors.push(`${at}: ${err.message}`);
+      }
+    });
+    check(exprs, false, 'matchExpressions');
+    check(fields, true, 'matchFields');
+    if (errors.length > before) return;
+    out.push({
+      weight: Number(t.weight),
+      matches: (node) => exprs.every((e) => requirementMatches(e, node.metadata.labels ?? {}, false))
+        && fields.every((f) => requirementMatches(f, { 'metadata.name': node.metadata.name }, true)),
+    });
+  });
+  if (errors.length) {
+    // Upstream's flattened aggregate: one error as itself, several as `[e1, e2]`.
+    throw new ConstraintError(`running PreScore plugin "NodeAffinity": ${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}`);
+  }
+  return out;
+}
+
 export interface FitInput {
   readonly pod: KubeObject;
   readonly requests: Resources;

@@ -8,8 +8,10 @@
 // PodScheduled=False/Unschedulable with upstream's message, may preempt lower-priority pods
 // (preemption.ts), and waits until a node or pod changes (queue.ts). Pods of a gang PodGroup are
 // scheduled together, all or nothing (gang.ts), and the scheduler writes the PodGroup conditions of
-// spec 000 §3.2 (status.ts). Choices where upstream is richer (no scoring beyond least-allocated, no
-// pod affinity, topology spread, volumes or ports) are listed in reference/README.md.
+// spec 000 §3.2 (status.ts). Scoring is least-allocated plus preferred node affinity; a preferred
+// term it cannot parse fails the cycle with SchedulerError, as upstream's PreScore does. Choices where
+// upstream is richer (no pod affinity, topology spread, volumes or ports) are listed in
+// reference/README.md.
 import { ApiClient, isConflict, isNotFound, waitForApiServer } from '../client/api-client.js';
 import { InformerFactory, keyOf, splitKey, type Informer, type KubeObject } from '../client/informer.js';
 import { FeatureGates } from '../features.js';
@@ -20,7 +22,7 @@ import type { ApiConnection } from '../controllers/manager.js';
 import { eventRecorder, type EventRecorder } from '../controllers/events.js';
 import { isTerminal, SchedulerCache, Simulation, type PlacedPod } from './cache.js';
 import {
-  ConstraintError, fitErrorMessage, fitReasons, leastAllocatedScore, podRequests, resolvableByPreemption, resourceList, type Resources,
+  ConstraintError, fitErrorMessage, fitReasons, leastAllocatedScore, podRequests, preferredTerms, resolvableByPreemption, resourceList, type Resources,
 } from './filters.js';
 import { gangOrder, isGang, planGang, WAITING_FOR_MIN_COUNT, WAITING_FOR_PREEMPTION, waitingForPodGroup, type GangMember, type PlaceResult, type Placement } from './gang.js';
 import { noCandidateMessage, pickCandidate, preemptionMessage, victimsOnNode, type Candidate } from './preemption.js';
@@ -372,7 +374,7 @@ export class Scheduler {
     const key = keyOf(pod);
     const priority = this.priorityOf(pod);
     const reasonsByNode = new Map<string, string[]>();
-    let best: { name: string; score: number } | undefined;
+    const feasible: Array<{ node: KubeObject; score: number }> = [];
     const nodes = this.nodes.list();
     for (const node of nodes) {
       const name = node.metadata.name;
@@ -389,10 +391,35 @@ export class Scheduler {
         reasonsByNode.set(name, reasons);
         continue;
       }
-      const score = leastAllocatedScore(requests, allocatable, usage);
+      feasible.push({ node, score: leastAllocatedScore(requests, allocatable, usage) });
+    }
+    // Upstream scores only when there is a choice: with one feasible node, PreScore and Score do not run.
+    if (feasible.length > 1) this.addAffinityScores(pod, feasible);
+    let best: { name: string; score: number } | undefined;
+    for (const { node, score } of feasible) {
+      const name = node.metadata.name;
       if (!best || score > best.score || (score === best.score && name < best.name)) best = { name, score };
     }
     return { node: best?.name, total: nodes.length, reasonsByNode };
+  }
+
+  /**
+   * Upstream's NodeAffinity score (plugin weight 2): the weights of the preferred terms a node matches,
+   * normalised to 0..100 over the feasible nodes. Throws ConstraintError for an unparsable term.
+   */
+  private addAffinityScores(pod: KubeObject, feasible: Array<{ node: KubeObject; score: number }>): void {
+    const terms = preferredTerms(pod);
+    if (terms.length === 0) return;
+    const raw = feasible.map((f) => terms.reduce((sum, t) => sum + (t.matches(f.node) ? t.weight : 0), 0));
+    const max = Math.max(...raw);
+    if (max <= 0) return;
+    feasible.forEach((f, i) => { f.score += 2 * Math.floor((raw[i]! * 100) / max); });
+  }
+
+  /** The reason of a cycle that failed on an error of the pod's constraints (not a fit failure). */
+  private errorReason(): 'SchedulerError' | 'Unschedulable' {
+    // Test-only (breaks): `scheduler.errors-unschedulable` reports its own errors as Unschedulable.
+    return this.has('errors-unschedulable') ? 'Unschedulable' : 'SchedulerError';
   }
 
   private fitMessage(r: FindResult): string {
@@ -432,8 +459,8 @@ export class Scheduler {
       r = this.findNode(pod, requests);
     } catch (err) {
       if (!(err instanceof ConstraintError)) throw err;
-      this.failPod(pod, 'SchedulerError', err.message);
-      if (group?.pg) this.groupCondition(group.pg, 'False', 'SchedulerError', err.message);
+      this.failPod(pod, this.errorReason(), err.message);
+      if (group?.pg) this.groupCondition(group.pg, 'False', this.errorReason(), err.message);
       this.queue.unschedulableNow(unit, priority, seq);
       this.m?.attempt('error', started);
       return;
@@ -530,7 +557,9 @@ export class Scheduler {
       plan = planGang(minCount, scheduled.length, pending, (m) => this.placeOn(sim, m));
     } catch (err) {
       if (!(err instanceof ConstraintError)) throw err;
-      this.failGang(pg, pending, 'SchedulerError', err.message);
+      // Upstream: the pod in error stops the cycle, and the group reports the error it carries.
+      for (const m of pending) this.failPod(m.pod, this.errorReason(), err.message);
+      this.groupCondition(pg, 'False', this.errorReason(), `failed to schedule other pod from a pod group: ${err.message}`);
       this.queue.unschedulableNow(unit, priority, seq);
       this.m?.attempt('error', started);
       return;

@@ -17,6 +17,15 @@ function head(k: ResourceKind, id: string, title: string, requirements: string[]
   return { ...kindCommon(k, 'rbac'), id, title, requirements, level };
 }
 
+/** Header of a §2.8 case that observes the ClusterRole aggregation controller (MUST: the spec's words). */
+function aggregation(k: ResourceKind, id: string, title: string, requirements: string[], level: 'MUST' | 'SHOULD' = 'MUST') {
+  return { ...head(k, id, title, requirements, level), controllers: ['clusterrole-aggregation-controller' as const] };
+}
+
+/** Whether two rule lists hold the same rules, in any order (the spec gives no order). */
+const sameRules = (a: unknown, b: readonly unknown[]) =>
+  Array.isArray(a) && a.length === b.length && b.every((r) => a.some((x) => isDeepStrictEqual(x, r)));
+
 /** Header of a §4.2 shape case. */
 function shape(k: ResourceKind, id: string, title: string, requirements: string[]) {
   return { ...kindCommon(k, 'rbac'), spec: { doc: '000' as const, section: '4.2' }, id, title, requirements, level: 'MUST' as const };
@@ -343,7 +352,7 @@ export const rbacCases: Case[] = [
   }),
   // ---- aggregation (a controller's work: the cases wait for it)
   defineCase({
-    ...head(CR, 'api.clusterrole.aggregation-rule.selectors', 'an aggregated ClusterRole gets the rules of every ClusterRole its selectors match', ['000-2.8-aggregation-rule-selectors'], 'MUST'),
+    ...aggregation(CR, 'api.clusterrole.aggregation-rule.selectors', 'an aggregated ClusterRole gets the rules of every ClusterRole its selectors match', ['000-2.8-aggregation-rule-selectors'], 'MUST'),
     async run(ctx) {
       // A label key unique to the case, so that no other cluster role on the target is pulled in.
       const key = `agg.conformance.orch.io/${ctx.uniqueName('k')}`;
@@ -360,7 +369,7 @@ export const rbacCases: Case[] = [
     },
   }),
   defineCase({
-    ...head(CR, 'api.clusterrole.aggregation-rule.controller-managed', 'direct changes to an aggregated ClusterRole\'s rules are overwritten', ['000-2.8-aggregation-rule-controller-managed'], 'MUST'),
+    ...aggregation(CR, 'api.clusterrole.aggregation-rule.controller-managed', 'direct changes to an aggregated ClusterRole\'s rules are overwritten', ['000-2.8-aggregation-rule-controller-managed'], 'MUST'),
     async run(ctx) {
       const key = `agg.conformance.orch.io/${ctx.uniqueName('k')}`;
       await createObject(ctx, CR, { metadata: { name: ctx.uniqueName('src'), labels: { ...ctx.labels, [key]: 'true' } }, rules: [READ_PODS_RULE] });
@@ -374,6 +383,37 @@ export const rbacCases: Case[] = [
       expectCode(res, SUCCESS.replace, 'PUT of the aggregated ClusterRole with rules of its own');
       await eventually(async () => { const o = await get(); return { ok: isDeepStrictEqual(o?.rules, [READ_PODS_RULE]), actual: o?.rules }; },
         'the direct change to rules is overwritten by the aggregation', JSON.stringify([READ_PODS_RULE]));
+    },
+  }),
+  defineCase({
+    ...aggregation(CR, 'api.clusterrole.aggregation-rule.any-selector.later', 'an aggregated ClusterRole with two selectors gets the rules of a role only its second selector matches', ['000-2.8-aggregation-rule-selectors']),
+    async run(ctx) {
+      // Keys unique to the case, so that no other cluster role on the target is pulled in.
+      const first = `agg.conformance.orch.io/${ctx.uniqueName('a')}`;
+      const second = `agg.conformance.orch.io/${ctx.uniqueName('b')}`;
+      await createObject(ctx, CR, { metadata: { name: ctx.uniqueName('src'), labels: { ...ctx.labels, [second]: 'true' } }, rules: [READ_PODS_RULE] });
+      const selectors = [{ matchLabels: { [first]: 'true' } }, { matchLabels: { [second]: 'true' } }];
+      const agg = await createObject(ctx, CR, { aggregationRule: { clusterRoleSelectors: selectors }, rules: [] }, 'agg');
+      const path = itemPath(CR, '', agg.metadata.name);
+      // Waits for the aggregated rules, not the first state seen: a controller fills them in its own time.
+      await eventually(async () => { const r = (await ctx.api.get(path)).json?.rules; return { ok: sameRules(r, [READ_PODS_RULE]), actual: r ?? [] }; },
+        'rules of an aggregated ClusterRole whose second selector (of two) matches a role', JSON.stringify([READ_PODS_RULE]));
+    },
+  }),
+  defineCase({
+    ...aggregation(CR, 'api.clusterrole.aggregation-rule.any-selector.each', 'an aggregated ClusterRole with two selectors, each matching a different role, gets the rules of both', ['000-2.8-aggregation-rule-selectors']),
+    async run(ctx) {
+      const first = `agg.conformance.orch.io/${ctx.uniqueName('a')}`;
+      const second = `agg.conformance.orch.io/${ctx.uniqueName('b')}`;
+      const watchRule = { apiGroups: [''], resources: ['pods'], verbs: ['watch'] };
+      await createObject(ctx, CR, { metadata: { name: ctx.uniqueName('src1'), labels: { ...ctx.labels, [first]: 'true' } }, rules: [READ_PODS_RULE] });
+      await createObject(ctx, CR, { metadata: { name: ctx.uniqueName('src2'), labels: { ...ctx.labels, [second]: 'true' } }, rules: [watchRule] });
+      const selectors = [{ matchLabels: { [first]: 'true' } }, { matchLabels: { [second]: 'true' } }];
+      const agg = await createObject(ctx, CR, { aggregationRule: { clusterRoleSelectors: selectors }, rules: [] }, 'agg');
+      const path = itemPath(CR, '', agg.metadata.name);
+      const want = [READ_PODS_RULE, watchRule];
+      await eventually(async () => { const r = (await ctx.api.get(path)).json?.rules; return { ok: sameRules(r, want), actual: r ?? [] }; },
+        'rules of an aggregated ClusterRole whose two selectors each match one role', `${JSON.stringify(want)} (any order)`);
     },
   }),
 ];

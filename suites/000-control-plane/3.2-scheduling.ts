@@ -4,11 +4,11 @@
 // Unschedulable/SchedulerError; DisruptionTarget/PreemptionByScheduler on preemption). Every case
 // registers Nodes of its own and confines its pods to them (scheduling-kit.ts); upstream's messages are
 // SHOULD cases.
-import { defineCase, type Case } from '../case.js';
+import { defineCase, type Case, type CaseContext } from '../case.js';
 import { expectEqual, expectTrue, fail, show, skip } from '../verify.js';
 import { holdsFor, waitFor } from '../wait.js';
 import {
-  boundTo, conditionOf, expectUnbound, groupPath, podPath, recordEvents, scheduling, schedulingCase, staysUnbound, unbound,
+  boundTo, conditionOf, expectUnbound, groupPath, podPath, recordEvents, scheduling, schedulingCase, staysUnbound, unbound, type SchedulingEnv,
 } from './scheduling-kit.js';
 
 const gated = { gates: { GenericWorkload: true } } as const;
@@ -18,6 +18,28 @@ const MUST = { ...schedulingCase, level: 'MUST' } as const;
 const SHOULD = { ...schedulingCase, level: 'SHOULD' } as const;
 
 const INITIALLY = 'PodGroupInitiallyScheduled';
+
+/**
+ * A gang of one whose pod may go to either of two Nodes of the case and prefers (weight 1) a node
+ * affinity upstream cannot parse: `Gt` with a value that is not an integer. API validation admits it
+ * (it checks only that Gt has one value); a target that refuses it makes the case skip. Upstream parses
+ * preferred terms only when scoring, that is with more than one feasible node, hence two Nodes, each
+ * known to the scheduler before the pod exists.
+ */
+async function unparsablePreference(ctx: CaseContext, env: SchedulingEnv): Promise<{ pg: any; pod: any }> {
+  const nodes = [await env.node({ pods: 10 }), await env.node({ pods: 10 })];
+  // A pod bound to each Node first: then the scheduler knows both, and the pod in question has a choice
+  // (bound at once to the only node it knows, it would show nothing about errors).
+  const canaries = await Promise.all(nodes.map((n) => env.pod(n, { hint: 'canary' })));
+  await Promise.all(canaries.map((c, i) => env.bound(c.metadata.name, nodes[i]!, `a plain pod is bound to Node ${nodes[i]!.name} before the case's pod is created`)));
+  const pg = await env.group({ gang: 1 });
+  const preferred = [{ weight: 1, preference: { matchExpressions: [{ key: 'scheduling.conformance.orch.io/rank', operator: 'Gt', values: ['not-a-number'] }] } }];
+  const body = env.podBodyFor(nodes, { group: pg.metadata.name, preferred });
+  const res = await ctx.api.post(`/api/v1/namespaces/${encodeURIComponent(ctx.namespace)}/pods`, body);
+  if (res.status === 422) skip('the target refuses a preferred Gt node affinity with a non-integer value at admission, so its scheduler never meets one');
+  expectTrue(res.status === 200 || res.status === 201 || res.status === 202, 'creating the pod with the unparsable preferred affinity', 'HTTP 201 (or 422)', `HTTP ${res.status} ${res.text.slice(0, 200)}`);
+  return { pg, pod: res.json };
+}
 const hasCondition = (type: string) => (o: any) => !!conditionOf(o, type);
 
 export const schedulingCases: Case[] = [
@@ -69,7 +91,10 @@ export const schedulingCases: Case[] = [
         const pods = [];
         for (let i = 1; i <= 3; i++) pods.push(await env.pod(node, { group: pg.metadata.name, hint: `m${i}` }));
         await Promise.all(pods.map((p) => holdsFor(ctx, podPath(ctx, p.metadata.name), unbound, 2_000, `pod ${p.metadata.name} of a gang of 3 whose node holds 2 stays unbound`, 'no spec.nodeName')));
-        const got = await waitFor(ctx, groupPath(ctx, pg.metadata.name), hasCondition(INITIALLY), 'the scheduler reports on a gang of 3 whose node holds 2 pods', `a ${INITIALLY} condition`);
+        // Waits for the report the rule is about: an earlier cycle (before the scheduler's cache held the
+        // node, say) may have reported otherwise; True, which never reverts, ends the wait at once.
+        const got = await waitFor(ctx, groupPath(ctx, pg.metadata.name), (o) => conditionOf(o, INITIALLY)?.reason === 'Unschedulable' || conditionOf(o, INITIALLY)?.status === 'True',
+          'the scheduler reports on a gang of 3 whose node holds 2 pods', `${INITIALLY} False, reason Unschedulable`);
         const c = conditionOf(got, INITIALLY);
         expectEqual([c.status, c.reason], ['False', 'Unschedulable'], `${INITIALLY} status and reason of a gang that cannot fit`);
       });
@@ -129,7 +154,9 @@ export const schedulingCases: Case[] = [
         const group = ctx.uniqueName('later');
         const pod = await env.pod(node, { group });
         const message = `waiting for pod's pod group "${group}" to appear in scheduling queue`;
-        const got = await waitFor(ctx, podPath(ctx, pod.metadata.name), (p) => conditionOf(p, 'PodScheduled')?.status === 'False' || !!p?.spec?.nodeName,
+        // Waits for this report, not the first PodScheduled=False (a scheduler may report another reason
+        // first, its nodes not yet known, say), bounded; binding ends the wait.
+        const got = await waitFor(ctx, podPath(ctx, pod.metadata.name), (p) => conditionOf(p, 'PodScheduled')?.message === message || !!p?.spec?.nodeName,
           'the scheduler reports on a pod whose PodGroup does not exist', `PodScheduled False, reason Unschedulable, message ${show(message)}`);
         if (got.spec?.nodeName) fail('a pod whose PodGroup does not exist is not bound', 'no spec.nodeName', `spec.nodeName ${show(got.spec.nodeName)}`);
         const c = conditionOf(got, 'PodScheduled');
@@ -223,6 +250,10 @@ export const schedulingCases: Case[] = [
   }),
   defineCase({
     ...MUST, ...s32, ...gated,
+    // A required term that cannot be parsed fits both of the spec's reasons: "affinity rules" (upstream
+    // ignores the parse error, so the term matches no node: Unschedulable) and "affinity parsing
+    // errors" (SchedulerError). Either passes here; the case that holds SchedulerError apart is
+    // podgroup.scheduler-error, with a preferred term, which upstream reports as an error.
     id: 'api.scheduler.podgroup.affinity-error',
     title: 'A gang whose pods carry a node affinity the scheduler cannot evaluate (Gt with a non-integer) is not bound and gets PodGroupInitiallyScheduled=False (SchedulerError, or Unschedulable)',
     requirements: ['000-3.2-initially-scheduled-reasons'],
@@ -240,6 +271,45 @@ export const schedulingCases: Case[] = [
         expectTrue(c.status === 'False' && (c.reason === 'SchedulerError' || c.reason === 'Unschedulable'), `${INITIALLY} of the gang with an unparsable affinity`,
           'status False, reason SchedulerError (or Unschedulable)', show(c));
         await expectUnbound(ctx, body.metadata.name, 'the pod with the unparsable affinity is not bound');
+      });
+    },
+  }),
+  defineCase({
+    ...MUST, ...s32, ...gated,
+    id: 'api.scheduler.podgroup.scheduler-error',
+    title: 'A gang whose pod carries a preferred node affinity the scheduler cannot parse (Gt with a non-integer), with two nodes to choose from, gets PodGroupInitiallyScheduled=False with reason SchedulerError, not Unschedulable',
+    requirements: ['000-3.2-initially-scheduled-reasons'],
+    async run(ctx) {
+      await scheduling(ctx, async (env) => {
+        const { pg, pod } = await unparsablePreference(ctx, env);
+        // The first report may come from a cycle that has not met the error yet (a node not yet in the
+        // scheduler's cache leaves one node to choose, and nothing to score): wait for the error's.
+        const got = await waitFor(ctx, groupPath(ctx, pg.metadata.name), (o) => conditionOf(o, INITIALLY)?.reason === 'SchedulerError' || conditionOf(o, INITIALLY)?.status === 'True',
+          'the scheduler reports the error it meets in the gang\'s preferred node affinity', `${INITIALLY} False, reason SchedulerError`);
+        const c = conditionOf(got, INITIALLY);
+        if (c.status === 'True') skip(`the target's scheduler placed a pod whose preferred node affinity cannot be parsed (${INITIALLY} True): no scheduling error can be provoked on it this way`);
+        expectEqual([c.status, c.reason], ['False', 'SchedulerError'], `${INITIALLY} of the gang whose preferred node affinity cannot be parsed`);
+        await expectUnbound(ctx, pod.metadata.name, 'the pod whose preferred node affinity cannot be parsed is not bound');
+      });
+    },
+  }),
+  defineCase({
+    ...SHOULD, ...s32, ...gated,
+    id: 'api.scheduler.podgroup.scheduler-error.upstream',
+    title: 'An unparsable preferred node affinity fails the gang\'s cycle as upstream reports it: PodGroup message `failed to schedule other pod from a pod group: <error>`, pod PodScheduled=False with reason SchedulerError',
+    requirements: ['000-3.2-scheduler-error-preferred-affinity'],
+    async run(ctx) {
+      await scheduling(ctx, async (env) => {
+        const { pg, pod } = await unparsablePreference(ctx, env);
+        const got = await waitFor(ctx, groupPath(ctx, pg.metadata.name), (o) => conditionOf(o, INITIALLY)?.reason === 'SchedulerError' || conditionOf(o, INITIALLY)?.status === 'True',
+          'the scheduler reports the error it meets in the gang\'s preferred node affinity', `${INITIALLY} False, reason SchedulerError`);
+        const c = conditionOf(got, INITIALLY);
+        if (c.status === 'True') skip(`the target's scheduler placed a pod whose preferred node affinity cannot be parsed (${INITIALLY} True): no scheduling error can be provoked on it this way`);
+        const prefix = 'failed to schedule other pod from a pod group: ';
+        expectTrue(typeof c.message === 'string' && c.message.startsWith(prefix) && c.message.length > prefix.length, `${INITIALLY} message of the gang in error`, `${show(prefix)} and the error`, show(c.message));
+        const p = await waitFor(ctx, podPath(ctx, pod.metadata.name), (o) => conditionOf(o, 'PodScheduled')?.reason === 'SchedulerError' || !!o?.spec?.nodeName,
+          'the pod whose preferred node affinity cannot be parsed reports the error', 'PodScheduled False, reason SchedulerError');
+        expectEqual([conditionOf(p, 'PodScheduled')?.status, p.spec?.nodeName], ['False', undefined], 'PodScheduled status and spec.nodeName of the pod in error');
       });
     },
   }),

@@ -128,6 +128,20 @@ export class SchedulingEnv {
     };
   }
 
+  /**
+   * The body of a pod that may go to any of `nodes` and nowhere else (a required node affinity on the
+   * nodes' labels, and each node's taint tolerated), not yet sent: for cases that need the scheduler
+   * to choose between several feasible nodes.
+   */
+  podBodyFor(nodes: readonly TestNode[], o: PodOptions & { preferred?: unknown[] } = {}): any {
+    const body = this.podBody(nodes[0]!, o);
+    delete body.spec.nodeSelector;
+    body.spec.tolerations = [...nodes.map((n) => n.toleration), ...(o.tolerations ?? [])];
+    const required = { nodeSelectorTerms: [{ matchExpressions: [{ key: LABEL, operator: 'In', values: nodes.map((n) => n.name) }] }] };
+    body.spec.affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required, ...(o.preferred ? { preferredDuringSchedulingIgnoredDuringExecution: o.preferred } : {}) } };
+    return body;
+  }
+
   /** Creates a pod for `n` without nodeName; a target that refuses spec.priority makes the case skip. */
   async pod(n: TestNode, o: PodOptions = {}): Promise<any> {
     const body = this.podBody(n, o);

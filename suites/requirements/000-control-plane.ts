@@ -1375,6 +1375,12 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     text: 'A gang cycle that cannot reach minCount stops with `PodGroupInitiallyScheduled=False`, reason `Unschedulable`, message `minCount (N) cannot be satisfied: S scheduled, R remaining`; each pod of the gang gets `PodScheduled=False` with reason `Unschedulable`.',
   },
   {
+    id: '000-3.2-scheduler-error-preferred-affinity',
+    doc: '000', section: '3.2', sectionTitle: 'PodGroup conditions', level: 'SHOULD', source: 'ground-truth',
+    surface: 'controllers',
+    text: 'A preferred node affinity term the scheduler cannot parse (`Gt` with a value that is not an integer, which API validation admits) is an error of the scheduling cycle once more than one node is feasible (upstream NodeAffinity PreScore): the gang\'s PodGroup gets `PodGroupInitiallyScheduled=False`, reason `SchedulerError`, message `failed to schedule other pod from a pod group: <error>`, and its pod `PodScheduled=False` with reason `SchedulerError`.',
+  },
+  {
     id: '000-3.2-preemption-pod-disruption-target',
     doc: '000', section: '3.2', sectionTitle: 'PodGroup conditions', level: 'SHOULD', source: 'ground-truth',
     surface: 'controllers',

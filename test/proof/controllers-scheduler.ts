@@ -26,4 +26,7 @@ export const schedulerProofs: Readonly<Record<string, ControllerBreakage>> = {
   'api.scheduler.preemption.podgroup-disruption-target': { breaks: ['scheduler.no-podgroup-disruption-target'] },
   'api.scheduler.preemption.pod-disruption-target': { breaks: ['scheduler.no-pod-disruption-target'] },
   'api.scheduler.podgroup.affinity-error': { breaks: ['scheduler.ignore-affinity-errors'] },
+  // A scheduler that words its own errors as Unschedulable: SchedulerError kept apart from Unschedulable.
+  'api.scheduler.podgroup.scheduler-error': { breaks: ['scheduler.errors-unschedulable'] },
+  'api.scheduler.podgroup.scheduler-error.upstream': { breaks: ['scheduler.errors-unschedulable'] },
 };

@@ -1,5 +1,5 @@
 // Proofs of the cases that observe the control plane's controllers and scheduler (spec 000 §2.3,
-// §2.4, §2.5, §3.1, §3.2; spec 001 §3). A proxy cannot make a controller misbehave, so each such case
+// §2.4, §2.5, §2.8, §3.1, §3.2; spec 001 §3). A proxy cannot make a controller misbehave, so each such case
 // names test-only switches (`breaks`) that the reference's controller manager and scheduler honour
 // (ControllerContext.breaks, SchedulerOptions.breaks): the broken control plane really does the
 // wrong thing - skips the requester label, never taints, counts a pod out of scope - and the case must
@@ -11,6 +11,7 @@ import { evictionProofs } from './controllers-eviction.js';
 import { schedulerProofs } from './controllers-scheduler.js';
 import { nodeLifecycleProofs } from './controllers-node-lifecycle.js';
 import { quotaMigrationProofs } from './controllers-quota-migration.js';
+import { rbacAggregationProofs } from './controllers-rbac.js';
 
 export interface ControllerBreakage {
   /** Switch names, `<controller>.<rule>` (e.g. `evictionrequest.no-requester-label`). */
@@ -22,4 +23,5 @@ export const CONTROLLER_BREAKAGES: Readonly<Record<string, ControllerBreakage>> 
   ...schedulerProofs,
   ...nodeLifecycleProofs,
   ...quotaMigrationProofs,
+  ...rbacAggregationProofs,
 };

@@ -254,17 +254,6 @@ export const rbacNodeBreakages: Record<string, Breakage> = {
   'api.pod.seccomp.localhost-profile-relative': onProfiles((p) => { if (typeof p.localhostProfile === 'string') p.localhostProfile = p.localhostProfile.replace(/^\/+/, ''); }),
   'api.pod.seccomp.localhost-profile-no-parent': onProfiles((p) => { if (typeof p.localhostProfile === 'string') p.localhostProfile = p.localhostProfile.split('/').filter((s: string) => s !== '..').join('/'); }),
 
-  // §2.8 aggregation: a server without the aggregation controller.
-  'api.clusterrole.aggregation-rule.selectors': {
-    response: (_r, res) => editJson(res, (o) => { if (o?.kind === 'ClusterRole' && o.aggregationRule) o.rules = []; }),
-  },
-  'api.clusterrole.aggregation-rule.controller-managed': (() => {
-    // Remembers rules PUT directly on an aggregated role and keeps showing them.
-    const direct = new Map<string, unknown>();
-    return {
-      request: (r: ProxiedRequest) => { const b = r.method === 'PUT' ? jsonBody(r) : undefined; if (b?.aggregationRule) direct.set(r.path.split('?')[0]!, b.rules); },
-      response: (r: ProxiedRequest, res: ProxiedResponse) => { const rules = r.method === 'GET' ? direct.get(r.path.split('?')[0]!) : undefined; if (rules) editJson(res, (o) => { o.rules = rules; }); },
-    };
-  })(),
+  // §2.8 aggregation cases observe the aggregation controller: proven in controllers-rbac.ts.
 };
 
