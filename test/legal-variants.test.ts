@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import t from 'tap';
 import { VARIANT_RUNS, VARIANTS } from './variants/index.js';
+import { ALL_CASES } from '../suites/index.js';
 import type { VariantJob, VariantRun } from './variants/run-variant.js';
 
 /** A run per core: a run is mostly CPU (the reference, the proxies and the runner share a thread). */
@@ -55,6 +56,11 @@ t.test('the whole suite passes against every legal variant', async (t) => {
         const exchanges = c.exchanges.slice(-4).map((e) => `${e.method} ${e.url} -> ${e.status ?? e.error} (${e.durationMs} ms)`);
         t.fail(`${label}: ${c.id} ${c.status}: ${c.message}`, { expected: c.expected, actual: c.actual, exchanges, diagnostic: true });
       }
+      // A MUST case that records upstream's shape as findings says so in its header (upstreamShape),
+      // so that CONFORMANCE.md tells which requirements are judged on the spec and which on upstream.
+      const undeclared = report.cases.filter((c) => c.level === 'MUST' && c.findings?.some((f) => f.level === 'SHOULD' && f.basis === 'upstream') && !DECLARED.has(c.id));
+      t.same(undeclared.map((c) => c.id), [], `${label}: every MUST case that recorded upstream findings declares upstreamShape`);
+      for (const c of report.cases) if (c.findings?.some((f) => f.basis === 'upstream')) withFindings.add(c.id);
       const s = report.summary;
       const freedoms = names.map((n) => `${n}: ${VARIANTS.find((v) => v.name === n)!.freedom}`);
       t.equal(bad.length, 0, `${label}: no case fails or errors; ${s.passed} passed, ${s.warned} warned, ${s.skipped} skipped of ${s.total} in ${seconds}s`, {
@@ -70,4 +76,13 @@ t.test('the whole suite passes against every legal variant', async (t) => {
     }
   };
   await Promise.all(Array.from({ length: RUNS_AT_ONCE }, work));
+  // Over every freedom of the error answers together, each case that declares upstreamShape recorded
+  // an upstream finding somewhere: a declaration that nothing backs is a claim CONFORMANCE.md repeats.
+  if (!eachAlone && !process.env['CASE_FOCUS']) {
+    const idle = [...DECLARED].filter((id) => !withFindings.has(id));
+    t.same(idle, [], 'every case declaring upstreamShape recorded an upstream finding against some variant');
+  }
 });
+
+const DECLARED = new Set(ALL_CASES.filter((c) => c.upstreamShape).map((c) => c.id));
+const withFindings = new Set<string>();

@@ -10,6 +10,7 @@ export const storageClassCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.storageclass.provisioner.required',
+    upstreamShape: true,
     title: 'A StorageClass without provisioner is rejected as Invalid',
     requirements: ['000-2.2-provisioner-required'],
     async run(ctx) {
@@ -57,6 +58,7 @@ export const storageClassCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.storageclass.reclaim-policy.unsupported',
+    upstreamShape: true,
     title: 'A reclaimPolicy outside Delete, Recycle, Retain is rejected',
     requirements: ['000-2.2-reclaim-policy-values'],
     async run(ctx) {
@@ -89,6 +91,7 @@ export const storageClassCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.storageclass.volume-binding-mode.unsupported',
+    upstreamShape: true,
     title: 'A volumeBindingMode outside Immediate, WaitForFirstConsumer is rejected',
     requirements: ['000-2.2-volume-binding-mode-values'],
     async run(ctx) {
@@ -122,6 +125,7 @@ export const storageClassCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.storageclass.allowed-topologies.values-required',
+    upstreamShape: true,
     title: 'A topology label requirement without values is rejected',
     requirements: ['000-2.2-allowed-topologies-requirement-values-required'],
     async run(ctx) {
@@ -134,6 +138,7 @@ export const storageClassCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.storageclass.allowed-topologies.key-required',
+    upstreamShape: true,
     title: 'A topology label requirement without key is rejected',
     requirements: ['000-2.2-allowed-topologies-requirement-key-required'],
     async run(ctx) {

@@ -98,6 +98,7 @@ export const storageVersionMigrationCases: Case[] = [
   defineCase({
     ...must,
     id: 'api.storageversionmigration.resource.required',
+    upstreamShape: true,
     title: 'A StorageVersionMigration without spec.resource is rejected as Invalid',
     requirements: ['000-2.3-resource-required'],
     async run(ctx) {
@@ -131,6 +132,7 @@ export const storageVersionMigrationCases: Case[] = [
   defineCase({
     ...must,
     id: 'api.storageversionmigration.resource.immutable',
+    upstreamShape: true,
     title: 'spec.resource cannot change after creation',
     requirements: ['000-2.3-resource-immutable'],
     async run(ctx) {

@@ -289,6 +289,7 @@ export const resourceQuotaCases: Case[] = ([
   defineCase({
     ...must,
     id: 'api.resourcequota.scope-selector.operator-required',
+    upstreamShape: true,
     title: 'A scope-selector requirement without operator is rejected',
     requirements: ['000-2.4-scope-requirement-operator-required'],
     async run(ctx) {
@@ -315,6 +316,7 @@ export const resourceQuotaCases: Case[] = ([
   defineCase({
     ...must,
     id: 'api.resourcequota.scope-selector.operator-unsupported',
+    upstreamShape: true,
     title: 'An operator outside In, NotIn, Exists, DoesNotExist is rejected',
     requirements: ['000-2.4-scope-requirement-operator-values'],
     async run(ctx) {
@@ -324,6 +326,7 @@ export const resourceQuotaCases: Case[] = ([
   defineCase({
     ...must,
     id: 'api.resourcequota.scope-selector.scope-name-required',
+    upstreamShape: true,
     title: 'A scope-selector requirement without scopeName is rejected',
     requirements: ['000-2.4-scope-requirement-scope-name-required'],
     async run(ctx) {
@@ -345,6 +348,7 @@ export const resourceQuotaCases: Case[] = ([
   defineCase({
     ...must,
     id: 'api.resourcequota.scope-selector.scope-name-unsupported',
+    upstreamShape: true,
     title: 'A scopeName outside the list is rejected',
     requirements: ['000-2.4-scope-requirement-scope-name-values'],
     async run(ctx) {
@@ -354,6 +358,7 @@ export const resourceQuotaCases: Case[] = ([
   defineCase({
     ...must,
     id: 'api.resourcequota.scope-selector.values-required',
+    upstreamShape: true,
     title: 'values must be non-empty for In and NotIn',
     requirements: ['000-2.4-scope-requirement-values-in-notin-non-empty'],
     async run(ctx) {
@@ -365,6 +370,7 @@ export const resourceQuotaCases: Case[] = ([
   defineCase({
     ...must,
     id: 'api.resourcequota.scope-selector.values-forbidden',
+    upstreamShape: true,
     title: 'values must be empty for Exists and DoesNotExist',
     requirements: ['000-2.4-scope-requirement-values-exists-empty'],
     async run(ctx) {

@@ -51,6 +51,7 @@ export const evictionRequestCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.evictionrequest.spec.required',
+    upstreamShape: true,
     title: 'An EvictionRequest without spec is rejected as Invalid',
     requirements: ['000-2.5-spec-required'],
     async run(ctx) {
@@ -62,6 +63,7 @@ export const evictionRequestCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.evictionrequest.intent.required',
+    upstreamShape: true,
     title: 'spec.intent is required',
     requirements: ['000-2.5-intent-required'],
     async run(ctx) {
@@ -83,6 +85,7 @@ export const evictionRequestCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.evictionrequest.intent.unsupported',
+    upstreamShape: true,
     title: 'A spec.intent other than Eviction or Withdrawn is rejected',
     requirements: ['000-2.5-intent-values'],
     async run(ctx) {
@@ -103,6 +106,7 @@ export const evictionRequestCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.evictionrequest.requester.required',
+    upstreamShape: true,
     title: 'spec.requester is required',
     requirements: ['000-2.5-requester-required'],
     async run(ctx) {
@@ -112,6 +116,7 @@ export const evictionRequestCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.evictionrequest.requester.domain-prefixed',
+    upstreamShape: true,
     title: 'spec.requester must be a domain-prefixed key <domain>/<name>',
     requirements: ['000-2.5-requester-domain-prefixed'],
     async run(ctx) {
@@ -123,6 +128,7 @@ export const evictionRequestCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.evictionrequest.requester.reserved-domains',
+    upstreamShape: true,
     title: 'spec.requester may not use the reserved domain orch.io (nor its subdomains)',
     requirements: ['000-2.5-requester-reserved-domains'],
     async run(ctx) {
@@ -145,6 +151,7 @@ export const evictionRequestCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.evictionrequest.requester.immutable',
+    upstreamShape: true,
     title: 'spec.requester cannot be changed',
     requirements: ['000-2.5-requester-immutable'],
     async run(ctx) {
@@ -155,6 +162,7 @@ export const evictionRequestCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.evictionrequest.target.required',
+    upstreamShape: true,
     title: 'spec.target is required',
     requirements: ['000-2.5-target-required'],
     async run(ctx) {
@@ -164,6 +172,7 @@ export const evictionRequestCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.evictionrequest.target.immutable',
+    upstreamShape: true,
     title: 'spec.target cannot be changed',
     requirements: ['000-2.5-target-immutable'],
     async run(ctx) {
@@ -175,6 +184,7 @@ export const evictionRequestCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.evictionrequest.target.pod-name.required',
+    upstreamShape: true,
     title: 'spec.target.pod.name is required',
     requirements: ['000-2.5-target-pod-name-required'],
     async run(ctx) {
@@ -193,6 +203,7 @@ export const evictionRequestCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.evictionrequest.target.pod-uid.required',
+    upstreamShape: true,
     title: 'spec.target.pod.uid is required',
     requirements: ['000-2.5-target-pod-uid-required'],
     async run(ctx) {
@@ -202,6 +213,7 @@ export const evictionRequestCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.evictionrequest.target.pod-uid.format',
+    upstreamShape: true,
     title: 'spec.target.pod.uid must be a lowercase 8-4-4-4-12 UUID (uppercase is rejected)',
     requirements: ['000-2.5-target-pod-uid-format'],
     async run(ctx) {
@@ -216,6 +228,7 @@ export const evictionRequestCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.evictionrequest.status.conditions.max-100',
+    upstreamShape: true,
     title: 'status.conditions holds at most 100 conditions',
     requirements: ['000-2.5-status-conditions-max-100', '000-8-eviction-request-conditions'],
     async run(ctx) {
@@ -258,6 +271,7 @@ export const evictionRequestCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.evictionrequest.status.observed-generation.minimum',
+    upstreamShape: true,
     title: 'status.observedGeneration is at least 1',
     requirements: ['000-2.5-observed-generation-minimum'],
     async run(ctx) {
@@ -272,6 +286,7 @@ export const evictionRequestCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.evictionrequest.status.observed-generation.increment-only',
+    upstreamShape: true,
     title: 'status.observedGeneration can only be incremented',
     requirements: ['000-2.5-observed-generation-increment-only'],
     async run(ctx) {

@@ -61,6 +61,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.spec.required',
+    upstreamShape: true,
     title: 'A PodGroup without spec is rejected as Invalid',
     requirements: ['000-2.6-spec-required'],
     async run(ctx) {
@@ -72,6 +73,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.scheduling-policy.required',
+    upstreamShape: true,
     title: 'spec.schedulingPolicy is required',
     requirements: ['000-2.6-scheduling-policy-required'],
     async run(ctx) {
@@ -81,6 +83,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.scheduling-policy.exactly-one',
+    upstreamShape: true,
     title: 'spec.schedulingPolicy sets exactly one of basic and gang',
     requirements: ['000-2.6-scheduling-policy-exactly-one'],
     async run(ctx) {
@@ -111,6 +114,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.gang.cannot-set',
+    upstreamShape: true,
     title: 'gang cannot be set after creation (basic stays basic)',
     requirements: ['000-2.6-scheduling-policy-immutable', '000-2.6-gang-set-unset-immutable'],
     async run(ctx) {
@@ -120,6 +124,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.gang.cannot-unset',
+    upstreamShape: true,
     title: 'gang cannot be unset after creation (gang stays gang)',
     requirements: ['000-2.6-scheduling-policy-immutable', '000-2.6-gang-set-unset-immutable'],
     async run(ctx) {
@@ -129,6 +134,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.gang.min-count.required',
+    upstreamShape: true,
     title: 'gang.minCount is required',
     requirements: ['000-2.6-gang-min-count-required'],
     async run(ctx) {
@@ -138,6 +144,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.gang.min-count.positive',
+    upstreamShape: true,
     title: 'gang.minCount is a positive integer',
     requirements: ['000-2.6-gang-min-count-positive', '000-8-pod-group-min-count'],
     async run(ctx) {
@@ -188,6 +195,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.disruption-mode.exactly-one',
+    upstreamShape: true,
     title: 'spec.disruptionMode sets exactly one of all and single',
     requirements: ['000-2.6-disruption-mode-exactly-one'],
     async run(ctx) {
@@ -198,6 +206,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.disruption-mode.immutable',
+    upstreamShape: true,
     title: 'spec.disruptionMode cannot be changed',
     requirements: ['000-2.6-disruption-mode-immutable'],
     async run(ctx) {
@@ -250,6 +259,7 @@ export const podGroupCases: Case[] = [
     ...common,
     ...withGates({ CompositePodGroup: true }),
     id: 'api.podgroup.parent-composite.immutable',
+    upstreamShape: true,
     title: 'spec.parentCompositePodGroupName cannot be changed',
     requirements: ['000-2.6-parent-composite-pod-group-name-immutable'],
     async run(ctx) {
@@ -312,6 +322,7 @@ export const podGroupCases: Case[] = [
     ...common,
     ...withGates({ PodGroupPreemptionPolicy: true }),
     id: 'api.podgroup.preemption-policy.unsupported',
+    upstreamShape: true,
     title: 'A spec.preemptionPolicy other than Never or PreemptLowerPriority is rejected',
     requirements: ['000-2.6-preemption-policy-values'],
     async run(ctx) {
@@ -322,6 +333,7 @@ export const podGroupCases: Case[] = [
     ...common,
     ...withGates({ PodGroupPreemptionPolicy: true }),
     id: 'api.podgroup.preemption-policy.immutable',
+    upstreamShape: true,
     title: 'spec.preemptionPolicy cannot be changed',
     requirements: ['000-2.6-preemption-policy-immutable'],
     async run(ctx) {
@@ -344,6 +356,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.priority.immutable',
+    upstreamShape: true,
     title: 'spec.priority cannot be changed',
     requirements: ['000-2.6-priority-immutable'],
     async run(ctx) {
@@ -362,6 +375,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.priority-class-name.immutable',
+    upstreamShape: true,
     title: 'spec.priorityClassName cannot be changed',
     requirements: ['000-2.6-priority-class-name-immutable'],
     async run(ctx) {
@@ -403,6 +417,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.resource-claims.name-required',
+    upstreamShape: true,
     title: 'A resource claim without name is rejected',
     requirements: ['000-2.6-resource-claim-name-required'],
     async run(ctx) {
@@ -412,6 +427,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.resource-claims.name-dns-label',
+    upstreamShape: true,
     title: 'A resource claim name must be a DNS label',
     requirements: ['000-2.6-resource-claim-name-dns-label'],
     async run(ctx) {
@@ -423,6 +439,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.resource-claims.name-unique',
+    upstreamShape: true,
     title: 'Resource claim names are unique in the group',
     requirements: ['000-2.6-resource-claim-name-unique'],
     async run(ctx) {
@@ -432,6 +449,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.resource-claims.exactly-one-source',
+    upstreamShape: true,
     title: 'A resource claim sets exactly one of resourceClaimName and resourceClaimTemplateName',
     requirements: ['000-2.6-resource-claim-exactly-one-source'],
     async run(ctx) {
@@ -452,6 +470,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.resource-claims.immutable',
+    upstreamShape: true,
     title: 'spec.resourceClaims cannot be changed (no claim added)',
     requirements: ['000-2.6-resource-claims-immutable'],
     async run(ctx) {
@@ -461,6 +480,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.resource-claims.template-name-immutable',
+    upstreamShape: true,
     title: 'A resource claim\'s resourceClaimTemplateName cannot be changed',
     requirements: ['000-2.6-resource-claim-template-name-immutable'],
     async run(ctx) {
@@ -515,6 +535,7 @@ export const podGroupCases: Case[] = [
     ...common,
     ...withGates({ TopologyAwareWorkloadScheduling: true }),
     id: 'api.podgroup.scheduling-constraints.single-topology',
+    upstreamShape: true,
     title: 'spec.schedulingConstraints.topology holds at most one constraint',
     requirements: ['000-2.6-scheduling-constraints-single-topology'],
     async run(ctx) {
@@ -526,6 +547,7 @@ export const podGroupCases: Case[] = [
     ...common,
     ...withGates({ TopologyAwareWorkloadScheduling: true }),
     id: 'api.podgroup.scheduling-constraints.key-required',
+    upstreamShape: true,
     title: 'A topology constraint without key is rejected',
     requirements: ['000-2.6-topology-constraint-key-required'],
     async run(ctx) {
@@ -536,6 +558,7 @@ export const podGroupCases: Case[] = [
     ...common,
     ...withGates({ TopologyAwareWorkloadScheduling: true }),
     id: 'api.podgroup.scheduling-constraints.key-label-key',
+    upstreamShape: true,
     title: 'A topology constraint key must be a label key',
     requirements: ['000-2.6-topology-constraint-key-label-key'],
     async run(ctx) {
@@ -546,6 +569,7 @@ export const podGroupCases: Case[] = [
     ...common,
     ...withGates({ TopologyAwareWorkloadScheduling: true }),
     id: 'api.podgroup.scheduling-constraints.immutable',
+    upstreamShape: true,
     title: 'spec.schedulingConstraints cannot be changed',
     requirements: ['000-2.6-scheduling-constraints-immutable'],
     async run(ctx) {
@@ -557,6 +581,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.workload-ref.template-name-required',
+    upstreamShape: true,
     title: 'workloadRef.templateName is required',
     requirements: ['000-2.6-workload-ref-template-name-required'],
     async run(ctx) {
@@ -566,6 +591,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.workload-ref.workload-name-required',
+    upstreamShape: true,
     title: 'workloadRef.workloadName is required',
     requirements: ['000-2.6-workload-ref-workload-name-required'],
     async run(ctx) {
@@ -575,6 +601,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.workload-ref.template-name-dns-label',
+    upstreamShape: true,
     title: 'workloadRef.templateName must be a DNS label',
     requirements: ['000-2.6-workload-ref-template-name-dns-label'],
     async run(ctx) {
@@ -586,6 +613,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.workload-ref.workload-name-dns-name',
+    upstreamShape: true,
     title: 'workloadRef.workloadName must be a DNS name (dots allowed, no uppercase)',
     requirements: ['000-2.6-workload-ref-workload-name-dns-name'],
     async run(ctx) {
@@ -597,6 +625,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.workload-ref.immutable',
+    upstreamShape: true,
     title: 'spec.workloadRef cannot be changed',
     requirements: ['000-2.6-workload-ref-immutable'],
     async run(ctx) {

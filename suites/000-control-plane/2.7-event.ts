@@ -36,6 +36,7 @@ const DEPRECATED_VALUES: Record<string, unknown> = {
 function requiredCase(field: string, requirement: string): Case {
   return defineCase({
     ...must,
+    upstreamShape: true,
     id: `api.event.${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.required`,
     title: `A new Event without ${field} is rejected`,
     requirements: [requirement],
@@ -50,6 +51,7 @@ function requiredCase(field: string, requirement: string): Case {
 function maxLengthCase(field: string, requirement: string): Case {
   return defineCase({
     ...must,
+    upstreamShape: true,
     id: `api.event.${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.max-128`,
     title: `${field} is at most 128 characters`,
     requirements: [requirement, '000-8-event-string-fields'],
@@ -102,6 +104,7 @@ export const eventCases: Case[] = [
   defineCase({
     ...must,
     id: 'api.event.event-time.required',
+    upstreamShape: true,
     title: 'A new Event without eventTime is rejected',
     requirements: ['000-2.7-event-time-required'],
     async run(ctx) {
@@ -115,6 +118,7 @@ export const eventCases: Case[] = [
   defineCase({
     ...must,
     id: 'api.event.note.max-1kb',
+    upstreamShape: true,
     title: 'note is at most 1 kB (1024 bytes)',
     requirements: ['000-2.7-note-max-1kb', '000-8-event-note'],
     async run(ctx) {
@@ -148,6 +152,7 @@ export const eventCases: Case[] = [
   defineCase({
     ...must,
     id: 'api.event.type.required',
+    upstreamShape: true,
     title: 'A new Event without type is rejected',
     requirements: ['000-2.7-type-non-empty'],
     async run(ctx) {
@@ -219,6 +224,7 @@ export const eventCases: Case[] = [
   defineCase({
     ...must,
     id: 'api.event.series.count-required',
+    upstreamShape: true,
     title: 'series.count is required when series is set',
     requirements: ['000-2.7-series-count-required'],
     async run(ctx) {
@@ -237,6 +243,7 @@ export const eventCases: Case[] = [
   defineCase({
     ...must,
     id: 'api.event.series.last-observed-time-required',
+    upstreamShape: true,
     title: 'series.lastObservedTime is required when series is set',
     requirements: ['000-2.7-series-last-observed-time-required'],
     async run(ctx) {

@@ -238,6 +238,7 @@ export const deleteCases: Case[] = [
     spec: s43,
     level: 'MUST',
     id: 'api.delete.grace-period.negative',
+    upstreamShape: true,
     title: 'A negative gracePeriodSeconds is refused (422 Invalid) and nothing is deleted',
     requirements: ['000-4.3-grace-period-non-negative'],
     async run(ctx) {
@@ -396,6 +397,7 @@ export const deleteCases: Case[] = [
     spec: s43,
     level: 'MUST',
     id: 'api.delete.propagation-policy.unsupported',
+    upstreamShape: true,
     title: 'A propagationPolicy other than Orphan, Background or Foreground is refused, and nothing is deleted',
     requirements: ['000-4.3-propagation-policy-values'],
     async run(ctx) {

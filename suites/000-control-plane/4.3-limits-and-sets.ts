@@ -83,6 +83,7 @@ export const limitsAndSetsCases: Case[] = [
     suite: 'delete',
     level: 'MUST',
     id: 'api.delete.collection.query-set',
+    upstreamShape: true,
     title: 'Delete collection accepts the collection-delete query set (pretty, continue, dryRun, selectors, limit, resourceVersion(Match), timeoutSeconds, ...)',
     requirements: ['000-4.3-collection-delete-set'],
     async run(ctx) {

@@ -94,6 +94,7 @@ export const nodeStatusCases: Case[] = [
   defineCase({
     ...nodeCase('MUST'),
     id: 'api.node.status.conditions.status-unsupported',
+    upstreamShape: true,
     title: 'A node condition status other than True, False, Unknown is rejected',
     requirements: ['001-2.2-condition-status-values'],
     async run(ctx) {
