@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCases, exitCodeFor } from '../runner/run.js';
 import { selectCases } from '../runner/select.js';
-import { parseGates, gateMismatch } from '../runner/gates.js';
+import { parseGates, gateMismatch, gateComponents, resolveGates, statedGateNames } from '../runner/gates.js';
 import { loadExpectations } from '../runner/expect.js';
 import { UsageError } from '../runner/errors.js';
 import { probeTarget, TargetUnreachableError } from '../runner/target.js';
@@ -56,8 +56,39 @@ t.test('gates: parsing, unknown names and mismatch reasons', async (t) => {
   t.equal(parseGates('ShardedListAndWatch=true').ShardedListAndWatch, true);
   t.throws(() => parseGates('Nope=true'), UsageError);
   t.throws(() => parseGates('ShardedListAndWatch=yes'), UsageError);
-  t.match(gateMismatch({ ShardedListAndWatch: true }, parseGates(undefined)), /ShardedListAndWatch=true/);
-  t.equal(gateMismatch({ ShardedListAndWatch: true }, parseGates('ShardedListAndWatch=true')), undefined);
+  t.same(statedGateNames('ShardedListAndWatch=true, NativeHistograms=true'), ['ShardedListAndWatch', 'NativeHistograms']);
+  t.throws(() => statedGateNames('Nope=true'), UsageError);
+  t.equal(gateMismatch({ ShardedListAndWatch: true }, resolveGates(parseGates('ShardedListAndWatch=true'))), undefined);
+});
+
+t.test('gate mismatch reasons say where the state came from', async (t) => {
+  // Nobody said: the 1.37 default is an assumption, and says so (never "the target has").
+  t.equal(gateMismatch({ ShardedListAndWatch: true }, resolveGates(parseGates(undefined))),
+    'needs feature gate ShardedListAndWatch=true; ShardedListAndWatch=false is the assumed 1.37 default (the target does not report it; say otherwise with --gates ShardedListAndWatch=true)');
+  // --gates: the run's statement, whatever the component reports.
+  const reported = { ComponentStatusz: true, NativeHistograms: false };
+  t.equal(gateMismatch({ ComponentStatusz: true }, resolveGates(parseGates('ComponentStatusz=false'), ['ComponentStatusz'], reported)),
+    'needs feature gate ComponentStatusz=true; the run declares (--gates) ComponentStatusz=false');
+  // A default stated explicitly still wins over the report.
+  t.equal(gateMismatch({ NativeHistograms: false }, resolveGates(parseGates('NativeHistograms=true'), ['NativeHistograms'], reported)),
+    'needs feature gate NativeHistograms=false; the run declares (--gates) NativeHistograms=true');
+  // The component's orch_feature_enabled, named with the component when it is not the API server.
+  t.equal(gateMismatch({ NativeHistograms: true }, resolveGates(parseGates(undefined), [], reported), 'scheduler'),
+    'needs feature gate NativeHistograms=true on scheduler; the target reports NativeHistograms=false (orch_feature_enabled of scheduler)');
+  t.equal(gateMismatch({ NativeHistograms: true }, resolveGates(parseGates(undefined), [], reported), 'apiserver'),
+    'needs feature gate NativeHistograms=true; the target reports NativeHistograms=false (orch_feature_enabled)');
+  // A gate the component does not report stays an assumed default.
+  t.match(gateMismatch({ GenericWorkload: true }, resolveGates(parseGates(undefined), [], reported)), /GenericWorkload=false is the assumed 1\.37 default/);
+  // A state other than the default can only have been stated.
+  t.match(gateMismatch({ GenericWorkload: false }, resolveGates({ ...parseGates(undefined), GenericWorkload: true })), /the run declares \(--gates\) GenericWorkload=true/);
+});
+
+t.test('which component a gate is read on', async (t) => {
+  t.same(gateComponents({ needs: ['api'] }, 'GenericWorkload'), ['apiserver']);
+  t.same(gateComponents({ needs: ['api', 'agent'] }, 'ContainerCheckpoint'), ['agent']);
+  t.same(gateComponents({ needs: ['api', 'agent', 'cri'] }, 'NativeHistograms'), ['agent'], 'a gate every component has: the one the case reads');
+  t.same(gateComponents({ needs: ['metrics'], components: ['scheduler'] }, 'ComponentStatusz'), ['scheduler']);
+  t.same(gateComponents({ needs: ['metrics'] }, 'ComponentFlagz'), ['apiserver']);
 });
 
 t.test('expect file: map and list forms, unknown ids refused', async (t) => {
@@ -87,7 +118,7 @@ t.test('results: gate skips, known failures, unexpected passes and exit codes', 
   t.equal(by['x.fails'].actual, 'b');
   t.equal(by['x.passes'].status, 'passed');
   t.equal(by['x.gated'].status, 'skipped');
-  t.match(by['x.gated'].message, /ShardedListAndWatch=true/);
+  t.match(by['x.gated'].message, /^needs feature gate ShardedListAndWatch=true; ShardedListAndWatch=false is the assumed 1\.37 default/);
   t.equal(by['x.crashes'].status, 'errored');
   t.match(by['x.crashes'].message, /boom/);
   t.same(report.summary, { total: 4, passed: 1, failed: 1, warned: 0, skipped: 1, errored: 1, interrupted: 0, knownFailures: 0, unexpectedPasses: 0 });
