@@ -66,21 +66,21 @@ export function resolveGates(gates: Readonly<Record<string, boolean>>, stated: I
 
 /**
  * Why a case cannot run with a component's gates, or undefined when it can. The one place a gate
- * mismatch is worded: it names the component when it is not the API server, and where the state
- * came from.
+ * mismatch is worded: it names the component(s) when given (the API server's gates need no name in
+ * a case about the API), and where the state came from.
  */
-export function gateMismatch(needs: Readonly<Record<string, boolean>> | undefined, has: ComponentGates, component?: string): string | undefined {
+export function gateMismatch(needs: Readonly<Record<string, boolean>> | undefined, has: ComponentGates, component?: string | readonly string[]): string | undefined {
+  const names = component === undefined ? '' : typeof component === 'string' ? component : component.join(', ');
   for (const [name, want] of Object.entries(needs ?? {})) {
     const state = has[name] ?? { on: false, source: 'default' as const };
     if (state.on === want) continue;
-    const where = component && component !== 'apiserver' ? ` on ${component}` : '';
     const got = `${name}=${state.on}`;
     const why = state.source === 'target'
-      ? `the target reports ${got}${where ? ` (orch_feature_enabled of ${component})` : ' (orch_feature_enabled)'}`
+      ? `the target reports ${got} (orch_feature_enabled${names ? ` of ${names}` : ''})`
       : state.source === 'run'
         ? `the run declares (--gates) ${got}`
         : `${got} is the assumed 1.37 default (the target does not report it; say otherwise with --gates ${name}=${want})`;
-    return `needs feature gate ${name}=${want}${where}; ${why}`;
+    return `needs feature gate ${name}=${want}${names ? ` on ${names}` : ''}; ${why}`;
   }
   return undefined;
 }

@@ -428,7 +428,7 @@ function caseGates(c: Case, gatesOf: (component: string) => ComponentGates, comp
   const perComponent = c.everyComponent ? needs.filter(([g]) => PER_COMPONENT_GATES.has(g)) : [];
   for (const [gate, want] of needs.filter((n) => !perComponent.includes(n))) {
     for (const component of gateComponents(c, gate)) {
-      const why = gateMismatch({ [gate]: want }, gatesOf(component), component);
+      const why = gateMismatch({ [gate]: want }, gatesOf(component), component === DEFAULT_COMPONENT ? undefined : component);
       if (why) return { skip: why };
     }
   }
@@ -437,7 +437,9 @@ function caseGates(c: Case, gatesOf: (component: string) => ComponentGates, comp
   const checked = components.filter((n) => n !== AGENT_COMPONENT);
   const off = checked.map((n) => ({ n, why: gateMismatch(wants, gatesOf(n)) })).filter((x) => x.why);
   if (off.length === 0) return {};
-  const reasons = off.map((x) => `[${x.n}] ${x.why}`).join('; ');
+  // One reason for all (the usual case: --gates, or components reporting alike) is said once.
+  const same = off.every((x) => x.why === off[0]!.why);
+  const reasons = same ? gateMismatch(wants, gatesOf(off[0]!.n), off.map((x) => x.n))! : off.map((x) => gateMismatch(wants, gatesOf(x.n), x.n)).join('; ');
   if (off.length === checked.length) return { skip: reasons };
   return { only: checked.filter((n) => !off.some((x) => x.n === n)), notChecked: `not checked on ${off.map((x) => x.n).join(', ')}: ${reasons}` };
 }

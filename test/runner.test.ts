@@ -75,8 +75,10 @@ t.test('gate mismatch reasons say where the state came from', async (t) => {
   // The component's orch_feature_enabled, named with the component when it is not the API server.
   t.equal(gateMismatch({ NativeHistograms: true }, resolveGates(parseGates(undefined), [], reported), 'scheduler'),
     'needs feature gate NativeHistograms=true on scheduler; the target reports NativeHistograms=false (orch_feature_enabled of scheduler)');
-  t.equal(gateMismatch({ NativeHistograms: true }, resolveGates(parseGates(undefined), [], reported), 'apiserver'),
+  t.equal(gateMismatch({ NativeHistograms: true }, resolveGates(parseGates(undefined), [], reported)),
     'needs feature gate NativeHistograms=true; the target reports NativeHistograms=false (orch_feature_enabled)');
+  t.equal(gateMismatch({ NativeHistograms: true }, resolveGates(parseGates(undefined), [], reported), ['apiserver', 'scheduler']),
+    'needs feature gate NativeHistograms=true on apiserver, scheduler; the target reports NativeHistograms=false (orch_feature_enabled of apiserver, scheduler)');
   // A gate the component does not report stays an assumed default.
   t.match(gateMismatch({ GenericWorkload: true }, resolveGates(parseGates(undefined), [], reported)), /GenericWorkload=false is the assumed 1\.37 default/);
   // A state other than the default can only have been stated.

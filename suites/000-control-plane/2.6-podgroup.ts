@@ -402,6 +402,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...common,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.resource-claims.name-required',
     title: 'A resource claim without name is rejected',
     requirements: ['000-2.6-resource-claim-name-required'],
@@ -411,6 +412,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...common,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.resource-claims.name-dns-label',
     title: 'A resource claim name must be a DNS label',
     requirements: ['000-2.6-resource-claim-name-dns-label'],
@@ -422,6 +424,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...common,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.resource-claims.name-unique',
     title: 'Resource claim names are unique in the group',
     requirements: ['000-2.6-resource-claim-name-unique'],
@@ -431,6 +434,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...common,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.resource-claims.exactly-one-source',
     title: 'A resource claim sets exactly one of resourceClaimName and resourceClaimTemplateName',
     requirements: ['000-2.6-resource-claim-exactly-one-source'],
@@ -441,6 +445,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...should,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.resource-claims.reference-names-format',
     title: 'resourceClaimName and resourceClaimTemplateName must be DNS-1123 subdomains',
     requirements: ['000-2.6-resource-claim-reference-names-format'],
@@ -451,6 +456,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...common,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.resource-claims.immutable',
     title: 'spec.resourceClaims cannot be changed (no claim added)',
     requirements: ['000-2.6-resource-claims-immutable'],
@@ -460,6 +466,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...common,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.resource-claims.template-name-immutable',
     title: 'A resource claim\'s resourceClaimTemplateName cannot be changed',
     requirements: ['000-2.6-resource-claim-template-name-immutable'],
@@ -469,6 +476,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...should,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.resource-claims.max-4',
     title: 'spec.resourceClaims holds at most 4 claims',
     requirements: ['000-2.6-resource-claims-max-4'],
@@ -666,6 +674,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...should,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.status.resource-claim-statuses.name',
     title: 'status.resourceClaimStatuses entries name a claim of spec.resourceClaims',
     requirements: ['000-2.6-status-resource-claim-statuses-name'],
