@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { AGENT_KINDS, type Case } from '../suites/case.js';
 import { startReference, type ReferenceOptions, type RunningReference } from '../reference/server.js';
 import { defaultGates } from './gates.js';
+import { FeatureGates, GATES_1_37 } from '../reference/features.js';
 import { runGroups, newRunId, type NodeTargets, type RunOptions, type TargetGroup } from './run.js';
 import { loadMockCri, referenceAgentCommand } from './agent-exec.js';
 import type { FactName, TargetFacts } from './facts.js';
@@ -122,7 +123,8 @@ export async function startEmbeddedTarget(
   if (cm) components['controller-manager'] = { baseUrl: cm.url, token, caPem: cm.caPem };
   if (scheduler) components['scheduler'] = { baseUrl: scheduler.url, token, caPem: scheduler.caPem };
   return {
-    group: { conn, components, gates: { ...defaultGates(), ...profile.overrides }, facts },
+    // The run knows the gates it started the reference with: it need not read them back.
+    group: { conn, components, gates: { ...defaultGates(), ...profile.overrides }, statedGates: Object.keys(profile.overrides), facts },
     close: () => running.close(),
   };
 }
@@ -131,9 +133,9 @@ export async function startEmbeddedTarget(
  * Starts the references a selection needs (one per profile; `gates`, when the user gave them, fixes
  * the gates for all), runs the cases as one run and stops the references.
  */
-export async function runEmbedded(cases: readonly Case[], opts: Omit<RunOptions, 'conn' | 'gates' | 'facts' | 'cases' | 'embedded'> & { gates?: Record<string, boolean> }): Promise<RunReport> {
+export async function runEmbedded(cases: readonly Case[], opts: Omit<RunOptions, 'conn' | 'gates' | 'statedGates' | 'readGates' | 'facts' | 'cases' | 'embedded'> & { gates?: Record<string, boolean>; statedGates?: readonly string[] }): Promise<RunReport> {
   const runId = opts.runId ?? newRunId();
-  const started = await startEmbeddedGroups(cases, { runId, gates: opts.gates, node: true });
+  const started = await startEmbeddedGroups(cases, { runId, gates: opts.gates, statedGates: opts.statedGates, node: true });
   try {
     return await runGroups(started.groups, { ...opts, runId, embedded: true });
   } finally {
@@ -146,7 +148,7 @@ export async function runEmbedded(cases: readonly Case[], opts: Omit<RunOptions,
  * runEmbedded), with the cases each serves. Tests that put something in front of the references
  * (the legal variants) start them with this.
  */
-export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId: string; gates?: Record<string, boolean>; node?: boolean }): Promise<{ groups: TargetGroup[]; close(): Promise<void> }> {
+export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId: string; gates?: Record<string, boolean>; statedGates?: readonly string[]; node?: boolean }): Promise<{ groups: TargetGroup[]; close(): Promise<void> }> {
   const defaults = defaultGates();
   const fixed = opts.gates ? Object.fromEntries(Object.entries(opts.gates).filter(([k, v]) => defaults[k] !== v)) : undefined;
   const targets: Array<{ close(): Promise<void> }> = [];
@@ -164,7 +166,9 @@ export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId:
         targets.push(started);
         node = started.node;
       }
-      groups.push({ ...target.group, node, cases: g.cases });
+      // Gates the user stated at their default are stated all the same.
+      const statedGates = [...new Set([...(target.group.statedGates ?? []), ...(opts.statedGates ?? [])])];
+      groups.push({ ...target.group, statedGates, node, cases: g.cases });
     }
     return { groups, close };
   } catch (err) {
@@ -188,6 +192,8 @@ export async function startEmbeddedNode(group: Omit<TargetGroup, 'cases'>, runId
       api: { url: group.conn.baseUrl, token: group.conn.token, caPem: group.conn.caPem },
       criEndpoint: cri.criUrl,
       nodeName: `oc-${runId}-node`,
+      // The agent has the group's gates, as every component of the reference does.
+      featureGates: new FeatureGates(Object.fromEntries(Object.entries(group.gates).filter(([k, v]) => GATES_1_37[k]?.default !== v))),
       hostnameOverride: `oc-${runId}-node`,
       // Where it serves: the API server's node proxy reaches it there.
       nodeIP: '127.0.0.1',

@@ -14,7 +14,7 @@ import { ApiClient, createDispatcher, describeError, type TargetConnection } fro
 import { permissionDenied, rejectedCredentials, TargetAccessError } from './target.js';
 import type { CaseResult, CaseStatus, RunReport, RunSelection, RunSummary } from './results.js';
 import { computeCoverage, observesAgent } from '../reporters/coverage.js';
-import { gateMismatch } from './gates.js';
+import { AGENT_COMPONENT, gateComponents, gateMismatch, PER_COMPONENT_GATES, readReportedGates, resolveGates, type ComponentGates } from './gates.js';
 import { controllerMismatch } from './controllers.js';
 import { FactAllocator, factMismatch, type CaseFacts, type TargetFacts } from './facts.js';
 
@@ -40,7 +40,12 @@ export interface RunOptions {
   /** Cases that observe an agent run at most this many at once, beside the others (default 6). */
   agentParallel?: number;
   timeoutMs?: number;
+  /** As TargetGroup.gates. */
   gates: Record<string, boolean>;
+  /** As TargetGroup.statedGates. */
+  statedGates?: readonly string[];
+  /** As TargetGroup.readGates. */
+  readGates?: boolean;
   /** What the operator said about the target (runner/facts.ts); none by default. */
   facts?: TargetFacts;
   /** Known failures: case id to reason. */
@@ -88,7 +93,7 @@ export interface NodeTargets {
 }
 
 export async function runCases(opts: RunOptions): Promise<RunReport> {
-  return runGroups([{ conn: opts.conn, components: opts.components, node: opts.node, gates: opts.gates, facts: opts.facts, cases: opts.cases }], opts);
+  return runGroups([{ conn: opts.conn, components: opts.components, node: opts.node, gates: opts.gates, statedGates: opts.statedGates, readGates: opts.readGates, facts: opts.facts, cases: opts.cases }], opts);
 }
 
 /** Cases that run against one target, which has these feature gates. */
@@ -97,7 +102,19 @@ export interface TargetGroup {
   /** As RunOptions.components. */
   components?: Record<string, TargetConnection>;
   node?: NodeTargets;
+  /** The gates the run takes every component to have (1.37 defaults included) where nothing better is known. */
   gates: Record<string, boolean>;
+  /**
+   * Gates whose state in `gates` the run states (`--gates`, or how the embedded run started its
+   * reference): they hold whatever a component reports. A state differing from the 1.37 default
+   * counts as stated too; the others are assumed defaults.
+   */
+  statedGates?: readonly string[];
+  /**
+   * Read each component's gates (the agent's too) from its `orch_feature_enabled` series (spec 002
+   * §9) before the cases run; what one reports wins over an assumed default, never over a stated gate.
+   */
+  readGates?: boolean;
   facts?: TargetFacts;
   cases: readonly Case[];
 }
@@ -106,7 +123,7 @@ export interface TargetGroup {
  * One run over several targets (the embedded reference started once per feature-gate set), with
  * one run id, one set of reporters and one report, results in the order the groups list the cases.
  */
-export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOptions, 'conn' | 'gates' | 'facts' | 'cases' | 'components' | 'node'>): Promise<RunReport> {
+export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOptions, 'conn' | 'gates' | 'statedGates' | 'readGates' | 'facts' | 'cases' | 'components' | 'node'>): Promise<RunReport> {
   const runId = opts.runId ?? newRunId();
   const startedAt = new Date();
   const t0 = performance.now();
@@ -134,11 +151,12 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
     const dispatcher = createDispatcher(group.conn);
     const components = componentTargets(group, dispatcher);
     const tracker = new Tracker();
+    const gatesOf = await targetGates(group, components);
     let setupError: string | TargetAccessError | undefined;
-    if (group.cases.some((c) => NAMESPACE_IMPACTS.has(c.impact) && !gateMismatch(c.gates, group.gates) && !missingNodeTarget(c, group.node))) {
+    if (group.cases.some((c) => NAMESPACE_IMPACTS.has(c.impact) && !caseGates(c, gatesOf, [...components.keys()]).skip && !missingNodeTarget(c, group.node))) {
       setupError = await createRunNamespace(group.conn, dispatcher, namespace, labels, tracker);
     }
-    return { group, dispatcher, components, tracker, setupError };
+    return { group, dispatcher, components, tracker, setupError, gatesOf };
   }));
   const closeAll = () => Promise.all([
     ...groups.map(closeAgentPools),
@@ -154,7 +172,7 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
   // Groups are separate targets (embedded references with other gates or facts): they run at the
   // same time, so a group whose cases outwait a fact does not hold up the others.
   const offsets = groups.map((_, i) => groups.slice(0, i).reduce((n, g) => n + g.cases.length, 0));
-  await Promise.all(setups.map(async ({ group, dispatcher, components, tracker, setupError }, gi) => {
+  await Promise.all(setups.map(async ({ group, dispatcher, components, tracker, setupError, gatesOf }, gi) => {
     const offset = offsets[gi]!;
     const facts = group.facts ?? {};
     const allocator = new FactAllocator(facts);
@@ -176,8 +194,8 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
       for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
         const c = group.cases[i]!;
         if (opts.interrupt?.aborted) { finish(i, resultOf(c, 'skipped', 0, 'run interrupted before this case started')); continue; }
-        const gateWhy = gateMismatch(c.gates, group.gates);
-        if (gateWhy) { finish(i, resultOf(c, 'skipped', 0, gateWhy)); continue; }
+        const gated = caseGates(c, gatesOf, [...components.keys()]);
+        if (gated.skip) { finish(i, resultOf(c, 'skipped', 0, gated.skip)); continue; }
         const missing = missingComponent(c, components) ?? missingNodeTarget(c, group.node);
         if (missing) { finish(i, resultOf(c, 'skipped', 0, missing)); continue; }
         if (setupError && NAMESPACE_IMPACTS.has(c.impact)) { finish(i, resultOf(c, 'errored', 0, String(setupError))); continue; }
@@ -185,7 +203,7 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
         if (factWhy) { finish(i, resultOf(c, 'skipped', 0, factWhy)); continue; }
         const caseFacts = allocator.forCase(c.facts);
         if (typeof caseFacts === 'string') { finish(i, resultOf(c, 'skipped', 0, caseFacts)); continue; }
-        finish(i, await runOne(c, { conn: group.conn, dispatcher, components, node: group.node, agentDispatcher: agentDispatcherOf(group), runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt, facts: caseFacts, strict: !!opts.strict }));
+        finish(i, await runOne(c, { conn: group.conn, dispatcher, components, only: gated.only, notChecked: gated.notChecked, node: group.node, agentDispatcher: agentDispatcherOf(group), runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt, facts: caseFacts, strict: !!opts.strict }));
       }
     };
     const parallel = Math.max(1, Math.min(opts.parallel ?? availableParallelism(), apiQueue.length || 1));
@@ -226,6 +244,10 @@ interface CaseEnv {
   conn: TargetConnection;
   dispatcher: Dispatcher;
   components: ReadonlyMap<string, ComponentTarget>;
+  /** For a case checked on every component: the components whose gates it may run with (all when absent). */
+  only?: readonly string[];
+  /** Which components it is not checked on for their gates, and why: said in its result. */
+  notChecked?: string;
   node?: NodeTargets;
   /** Connection pools of the agent and the CRI control socket, shared by the group's cases. */
   agentDispatcher: () => { agent?: Dispatcher; cri?: Dispatcher };
@@ -274,7 +296,7 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
       }
       return client;
     },
-    componentNames: () => [...env.components.keys()],
+    componentNames: () => [...(env.only ?? env.components.keys())],
     agent: () => {
       const t = env.node?.agent;
       if (!t) throw new Error('the run has no agent: pass --agent <url> and --node <name> (and list "agent" in the case\'s needs)');
@@ -359,6 +381,7 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
     expected = f.expected;
     actual = f.actual;
   }
+  if (env.notChecked && status !== 'interrupted') message = message ? `${message} (${env.notChecked})` : env.notChecked;
   const r = resultOf(c, status, Math.round(performance.now() - started), message);
   r.expected = expected;
   r.actual = actual;
@@ -383,6 +406,55 @@ function componentTargets(group: TargetGroup, apiDispatcher: Dispatcher): Map<st
     out.set(name, { conn, dispatcher: conn.baseUrl === group.conn.baseUrl ? apiDispatcher : createDispatcher(conn) });
   }
   return out;
+}
+
+/**
+ * Each component's gates (the agent's as `agent`): resolveGates over the group's gates, with what
+ * each component reports in orch_feature_enabled when the group says to read it.
+ */
+async function targetGates(group: TargetGroup, components: ReadonlyMap<string, ComponentTarget>): Promise<(component: string) => ComponentGates> {
+  const reported = new Map<string, Record<string, boolean>>();
+  if (group.readGates) {
+    const reads: Array<[string, TargetConnection, () => Dispatcher]> = [...components].map(([name, t]) => [name, t.conn, () => t.dispatcher]);
+    if (group.node?.agent && !components.has(AGENT_COMPONENT)) reads.push([AGENT_COMPONENT, group.node.agent.conn, () => agentDispatcherOf(group)().agent!]);
+    await Promise.all(reads.map(async ([name, conn, dispatcher]) => {
+      const gates = await readReportedGates(conn, dispatcher());
+      if (gates) reported.set(name, gates);
+    }));
+  }
+  const resolved = new Map<string, ComponentGates>();
+  return (component) => {
+    let gates = resolved.get(component);
+    if (!gates) resolved.set(component, (gates = resolveGates(group.gates, group.statedGates, reported.get(component))));
+    return gates;
+  };
+}
+
+/**
+ * Whether a case may run with the target's gates: `skip` says why not. A case checked on every
+ * component needs the gates each component has on its own (PER_COMPONENT_GATES) per component: it
+ * runs on those that have them (`only`) and says which it left out (`notChecked`); only when none
+ * has them is it skipped. The agent's endpoints are not among them (the agent cases check those).
+ */
+function caseGates(c: Case, gatesOf: (component: string) => ComponentGates, components: readonly string[]): { skip?: string; only?: string[]; notChecked?: string } {
+  const needs = Object.entries(c.gates ?? {});
+  const perComponent = c.everyComponent ? needs.filter(([g]) => PER_COMPONENT_GATES.has(g)) : [];
+  for (const [gate, want] of needs.filter((n) => !perComponent.includes(n))) {
+    for (const component of gateComponents(c, gate)) {
+      const why = gateMismatch({ [gate]: want }, gatesOf(component), component === DEFAULT_COMPONENT ? undefined : component);
+      if (why) return { skip: why };
+    }
+  }
+  if (perComponent.length === 0) return {};
+  const wants = Object.fromEntries(perComponent);
+  const checked = components.filter((n) => n !== AGENT_COMPONENT);
+  const off = checked.map((n) => ({ n, why: gateMismatch(wants, gatesOf(n)) })).filter((x) => x.why);
+  if (off.length === 0) return {};
+  // One reason for all (the usual case: --gates, or components reporting alike) is said once.
+  const same = off.every((x) => x.why === off[0]!.why);
+  const reasons = same ? gateMismatch(wants, gatesOf(off[0]!.n), off.map((x) => x.n))! : off.map((x) => gateMismatch(wants, gatesOf(x.n), x.n)).join('; ');
+  if (off.length === checked.length) return { skip: reasons };
+  return { only: checked.filter((n) => !off.some((x) => x.n === n)), notChecked: `not checked on ${off.map((x) => x.n).join(', ')}: ${reasons}` };
 }
 
 /** Why a case cannot run for want of a component's endpoints, or undefined when it can. */

@@ -7,13 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCases, exitCodeFor } from '../runner/run.js';
 import { selectCases } from '../runner/select.js';
-import { parseGates, gateMismatch } from '../runner/gates.js';
+import { parseGates, gateMismatch, gateComponents, resolveGates, statedGateNames } from '../runner/gates.js';
 import { loadExpectations } from '../runner/expect.js';
 import { UsageError } from '../runner/errors.js';
 import { probeTarget, TargetUnreachableError } from '../runner/target.js';
 import { ALL_CASES } from '../suites/index.js';
 import { defineCase, type Case } from '../suites/case.js';
 import { fail, skip } from '../suites/verify.js';
+import { noteMay, upstream } from '../suites/findings.js';
 import { startReference } from '../reference/server.js';
 import { startBrokenTarget } from './helpers/broken-target.js';
 
@@ -56,8 +57,41 @@ t.test('gates: parsing, unknown names and mismatch reasons', async (t) => {
   t.equal(parseGates('ShardedListAndWatch=true').ShardedListAndWatch, true);
   t.throws(() => parseGates('Nope=true'), UsageError);
   t.throws(() => parseGates('ShardedListAndWatch=yes'), UsageError);
-  t.match(gateMismatch({ ShardedListAndWatch: true }, parseGates(undefined)), /ShardedListAndWatch=true/);
-  t.equal(gateMismatch({ ShardedListAndWatch: true }, parseGates('ShardedListAndWatch=true')), undefined);
+  t.same(statedGateNames('ShardedListAndWatch=true, NativeHistograms=true'), ['ShardedListAndWatch', 'NativeHistograms']);
+  t.throws(() => statedGateNames('Nope=true'), UsageError);
+  t.equal(gateMismatch({ ShardedListAndWatch: true }, resolveGates(parseGates('ShardedListAndWatch=true'))), undefined);
+});
+
+t.test('gate mismatch reasons say where the state came from', async (t) => {
+  // Nobody said: the 1.37 default is an assumption, and says so (never "the target has").
+  t.equal(gateMismatch({ ShardedListAndWatch: true }, resolveGates(parseGates(undefined))),
+    'needs feature gate ShardedListAndWatch=true; ShardedListAndWatch=false is the assumed 1.37 default (the target does not report it; say otherwise with --gates ShardedListAndWatch=true)');
+  // --gates: the run's statement, whatever the component reports.
+  const reported = { ComponentStatusz: true, NativeHistograms: false };
+  t.equal(gateMismatch({ ComponentStatusz: true }, resolveGates(parseGates('ComponentStatusz=false'), ['ComponentStatusz'], reported)),
+    'needs feature gate ComponentStatusz=true; the run declares (--gates) ComponentStatusz=false');
+  // A default stated explicitly still wins over the report.
+  t.equal(gateMismatch({ NativeHistograms: false }, resolveGates(parseGates('NativeHistograms=true'), ['NativeHistograms'], reported)),
+    'needs feature gate NativeHistograms=false; the run declares (--gates) NativeHistograms=true');
+  // The component's orch_feature_enabled, named with the component when it is not the API server.
+  t.equal(gateMismatch({ NativeHistograms: true }, resolveGates(parseGates(undefined), [], reported), 'scheduler'),
+    'needs feature gate NativeHistograms=true on scheduler; the target reports NativeHistograms=false (orch_feature_enabled of scheduler)');
+  t.equal(gateMismatch({ NativeHistograms: true }, resolveGates(parseGates(undefined), [], reported)),
+    'needs feature gate NativeHistograms=true; the target reports NativeHistograms=false (orch_feature_enabled)');
+  t.equal(gateMismatch({ NativeHistograms: true }, resolveGates(parseGates(undefined), [], reported), ['apiserver', 'scheduler']),
+    'needs feature gate NativeHistograms=true on apiserver, scheduler; the target reports NativeHistograms=false (orch_feature_enabled of apiserver, scheduler)');
+  // A gate the component does not report stays an assumed default.
+  t.match(gateMismatch({ GenericWorkload: true }, resolveGates(parseGates(undefined), [], reported)), /GenericWorkload=false is the assumed 1\.37 default/);
+  // A state other than the default can only have been stated.
+  t.match(gateMismatch({ GenericWorkload: false }, resolveGates({ ...parseGates(undefined), GenericWorkload: true })), /the run declares \(--gates\) GenericWorkload=true/);
+});
+
+t.test('which component a gate is read on', async (t) => {
+  t.same(gateComponents({ needs: ['api'] }, 'GenericWorkload'), ['apiserver']);
+  t.same(gateComponents({ needs: ['api', 'agent'] }, 'ContainerCheckpoint'), ['agent']);
+  t.same(gateComponents({ needs: ['api', 'agent', 'cri'] }, 'NativeHistograms'), ['agent'], 'a gate every component has: the one the case reads');
+  t.same(gateComponents({ needs: ['metrics'], components: ['scheduler'] }, 'ComponentStatusz'), ['scheduler']);
+  t.same(gateComponents({ needs: ['metrics'] }, 'ComponentFlagz'), ['apiserver']);
 });
 
 t.test('expect file: map and list forms, unknown ids refused', async (t) => {
@@ -87,7 +121,7 @@ t.test('results: gate skips, known failures, unexpected passes and exit codes', 
   t.equal(by['x.fails'].actual, 'b');
   t.equal(by['x.passes'].status, 'passed');
   t.equal(by['x.gated'].status, 'skipped');
-  t.match(by['x.gated'].message, /ShardedListAndWatch=true/);
+  t.match(by['x.gated'].message, /^needs feature gate ShardedListAndWatch=true; ShardedListAndWatch=false is the assumed 1\.37 default/);
   t.equal(by['x.crashes'].status, 'errored');
   t.match(by['x.crashes'].message, /boom/);
   t.same(report.summary, { total: 4, passed: 1, failed: 1, warned: 0, skipped: 1, errored: 1, interrupted: 0, knownFailures: 0, unexpectedPasses: 0 });
@@ -105,6 +139,31 @@ t.test('results: gate skips, known failures, unexpected passes and exit codes', 
   });
   t.equal(surprise.cases[0].unexpectedPass, true);
   t.equal(exitCodeFor(surprise), 1, 'an unexpected pass fails the run');
+});
+
+t.test('findings: upstream\'s shape warns beside a held verdict, fails only when strict; a MAY note never', async (t) => {
+  const ref = await startReference({ host: '127.0.0.1', port: 0 });
+  t.teardown(() => ref.close());
+  const shape = defineCase({ ...base, id: 'x.shape', title: 'shape', upstreamShape: true, async run() { upstream(() => fail('Status reason (upstream\'s)', 'Invalid', 'BadRequest')); } });
+  const verdictAndShape = defineCase({ ...base, id: 'x.both', title: 'both', async run() { upstream(() => fail('code', '422', '400')); fail('nothing stored', '404', '200'); } });
+  const mayNote = defineCase({ ...base, id: 'x.may', title: 'may', async run() { noteMay('kind inferred', 'inferred', 'required'); } });
+  const should = defineCase({ ...base, level: 'SHOULD', id: 'x.should', title: 'should', async run() { fail('wording', 'a', 'b'); } });
+  const cases = [shape, verdictAndShape, mayNote, should];
+  for (const strict of [false, true]) {
+    const report = await runCases({ cases, conn: { baseUrl: ref.url }, embedded: false, gates: parseGates(undefined), version: 't', strict });
+    const by = Object.fromEntries(report.cases.map((c) => [c.id, c]));
+    t.equal(by['x.shape'].status, strict ? 'failed' : 'warned', `a held verdict with a SHOULD finding (strict=${strict})`);
+    t.match(by['x.shape'].message, /^SHOULD \(upstream\): Status reason/, 'the message says it is upstream\'s');
+    t.same([by['x.shape'].expected, by['x.shape'].actual], ['Invalid', 'BadRequest'], 'expected vs actual of the finding');
+    t.equal(by['x.both'].status, 'failed', 'a failed verdict fails, findings or not');
+    t.equal(by['x.both'].expected, '404', 'and reports the verdict\'s expected');
+    t.equal(by['x.both'].findings?.length, 1, 'its finding is kept beside it');
+    t.equal(by['x.may'].status, 'passed', `a MAY note never warns (strict=${strict})`);
+    t.same(by['x.may'].findings?.map((f) => f.level), ['MAY'], 'and is reported as information');
+    t.equal(by['x.should'].status, strict ? 'failed' : 'warned');
+    t.equal(report.summary.warned, strict ? 0 : 2, 'warnings counted once per case');
+    t.equal(exitCodeFor(report), 1);
+  }
 });
 
 t.test('objects created by a run are deleted, pass or fail, and only those', async (t) => {

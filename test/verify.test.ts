@@ -3,6 +3,7 @@
 import t from 'tap';
 import { CaseFailure, expectEntries, expectSameMembers, expectStatus, SUCCESS } from '../suites/verify.js';
 import type { ApiResponse } from '../runner/client.js';
+import { collectFindings, noteMay, type Finding } from '../suites/findings.js';
 
 /** A response carrying a failure Status with this code and reason. */
 function status(code: number, reason: string): ApiResponse {
@@ -46,6 +47,42 @@ t.test('expectStatus takes one reason or any of several', async (t) => {
   try {
     expectStatus(status(400, 'BadRequest'), { code: 410, reason: ['ResourceExpired', 'Expired'] }, 'expired');
   } catch (e) {
-    t.match((e as CaseFailure).expected, 'reason ResourceExpired or Expired');
+    // Outside a case's collector an upstream finding throws (the strict reading): its code first.
+    t.match((e as CaseFailure).expected, 'HTTP 410');
   }
+});
+
+t.test('expectStatus: the verdict is the spec\'s, upstream\'s shape is a finding', async (t) => {
+  const run = async (check: () => void) => {
+    const findings: Finding[] = [];
+    let thrown: unknown;
+    await collectFindings(findings, async () => {
+      try {
+        check();
+      } catch (e) {
+        thrown = e;
+      }
+    });
+    return { findings, thrown };
+  };
+  const invalid = { code: 422, reason: 'Invalid', causes: [{ field: 'provisioner' }] } as const;
+  const plain400 = await run(() => expectStatus(status(400, 'BadRequest'), invalid, 'create without provisioner'));
+  t.equal(plain400.thrown, undefined, 'a 400 for a validation error holds the verdict (refused)');
+  t.equal(plain400.findings.length, 1, 'one finding');
+  t.match(plain400.findings[0], { level: 'SHOULD', basis: 'upstream', expected: 'HTTP 422' }, "upstream's code is the finding");
+  const notStatus: ApiResponse = { status: 422, headers: {}, text: '{"error":"provisioner: Required"}', bytes: Buffer.from(''), json: { error: 'provisioner: Required' } };
+  const small = await run(() => expectStatus(notStatus, invalid, 'create without provisioner'));
+  t.equal(small.thrown, undefined, 'an error body that is no Status holds the verdict');
+  t.match(small.findings[0]?.message, /a Status body/, 'the Status body is the finding');
+  const accepted = await run(() => expectStatus({ ...status(201, 'x'), json: { kind: 'StorageClass' } }, invalid, 'create without provisioner'));
+  t.type(accepted.thrown, CaseFailure, 'a write that succeeded fails the verdict');
+  t.same(accepted.findings, [], 'and is no finding');
+  const server = await run(() => expectStatus(status(500, 'InternalError'), invalid, 'create'));
+  t.type(server.thrown, CaseFailure, 'a 5xx is no refusal of a bad write');
+  const specCode = await run(() => expectStatus(status(400, 'BadRequest'), { code: 410, reason: 'Expired', spec: { code: 410 } }, 'expired token'));
+  t.type(specCode.thrown, CaseFailure, 'a code the spec names is the verdict');
+  const named = await run(() => expectStatus(status(400, 'BadRequest'), { code: 400, reason: 'BadRequest', spec: { code: 400, names: ['spec.extra'] } }, 'strict'));
+  t.type(named.thrown, CaseFailure, 'a field the spec says the error names must be in the answer');
+  const may = await run(() => noteMay('kind inferred', 'inferred', 'required'));
+  t.same(may.findings.map((f) => f.level), ['MAY'], 'a MAY note is recorded as information');
 });

@@ -5,7 +5,7 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { ALL_CASES } from '../../suites/index.js';
 import type { Case } from '../../suites/case.js';
 import { selectCases } from '../../runner/select.js';
-import { parseGates } from '../../runner/gates.js';
+import { parseGates, statedGateNames } from '../../runner/gates.js';
 import { FACTS, parseFacts } from '../../runner/facts.js';
 import { loadExpectations } from '../../runner/expect.js';
 import { buildRunSelection } from '../../runner/selection.js';
@@ -29,6 +29,7 @@ function select(argv: { focus?: string; skip?: string; suite?: string[]; level?:
  */
 function planRun(argv: any) {
   const gates = parseGates(argv.gates);
+  const statedGates = statedGateNames(argv.gates);
   const cases = select(argv);
   const expectations = argv.expect ? loadExpectations(argv.expect, ALL_CASES) : undefined;
   if (!Number.isInteger(argv.parallel) || argv.parallel < 1) throw new UsageError('--parallel must be a whole number of at least 1');
@@ -48,7 +49,7 @@ function planRun(argv: any) {
   if (embedded && factFlags.length) throw new UsageError(`${factFlags.join(', ')} ${factFlags.length > 1 ? 'describe' : 'describes'} a target given with --api: the embedded run configures its references so that every such fact holds`);
   if (embedded && argv.controllers !== undefined) throw new UsageError('--controllers describes a target given with --api: the embedded run starts every controller and the scheduler');
   const node = resolveNodeTargets(argv, conn);
-  return { gates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node };
+  return { gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node };
 }
 
 /** --agent/--node/--agent-ca, --cri-control and --agent-exec: the spec 001 targets of a run against --api. */
@@ -109,7 +110,7 @@ function resolveNodeTargets(argv: any, conn: TargetConnection | undefined): Node
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: EXIT.interrupted, SIGTERM: EXIT.terminated };
 
 export async function cmdRun(argv: any, version: string): Promise<number> {
-  const { gates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node } = planRun(argv);
+  const { gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node } = planRun(argv);
   // Before any case: a report that cannot be written is a usage error now, not after the run.
   checkReportPaths(reporterSpecs);
   const interrupt = new AbortController();
@@ -131,7 +132,7 @@ export async function cmdRun(argv: any, version: string): Promise<number> {
     let report;
     if (conn === undefined) {
       // Without --gates every case runs: a reference is started per gate set the cases need.
-      report = await runEmbedded(cases, { ...common, gates: argv.gates ? gates : undefined });
+      report = await runEmbedded(cases, { ...common, gates: argv.gates ? gates : undefined, statedGates });
     } else {
       // Preflight: reachable (exit 3), then credentials the target accepts (exit 2).
       await probeTarget(conn);
@@ -140,7 +141,8 @@ export async function cmdRun(argv: any, version: string): Promise<number> {
       const components = Object.fromEntries(metrics.map(([name, url]) => [name, { ...conn, baseUrl: url }]));
       for (const [name, c] of Object.entries(components)) await probeComponent(name, c);
       if (node?.agent) await probeComponent('agent', node.agent.conn, '--agent <url>');
-      report = await runCases({ ...common, cases, conn, components, node, embedded, gates, facts });
+      // Each component's gates are read from its orch_feature_enabled, save those --gates states.
+      report = await runCases({ ...common, cases, conn, components, node, embedded, gates, statedGates, readGates: true, facts });
     }
     if (report.interrupted) return stoppedBy;
     const code = exitCodeFor(report);

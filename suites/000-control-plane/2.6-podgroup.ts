@@ -416,6 +416,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...common,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.resource-claims.name-required',
     upstreamShape: true,
     title: 'A resource claim without name is rejected',
@@ -426,6 +427,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...common,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.resource-claims.name-dns-label',
     upstreamShape: true,
     title: 'A resource claim name must be a DNS label',
@@ -438,6 +440,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...common,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.resource-claims.name-unique',
     upstreamShape: true,
     title: 'Resource claim names are unique in the group',
@@ -448,6 +451,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...common,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.resource-claims.exactly-one-source',
     upstreamShape: true,
     title: 'A resource claim sets exactly one of resourceClaimName and resourceClaimTemplateName',
@@ -459,6 +463,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...should,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.resource-claims.reference-names-format',
     title: 'resourceClaimName and resourceClaimTemplateName must be DNS-1123 subdomains',
     requirements: ['000-2.6-resource-claim-reference-names-format'],
@@ -469,6 +474,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...common,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.resource-claims.immutable',
     upstreamShape: true,
     title: 'spec.resourceClaims cannot be changed (no claim added)',
@@ -479,6 +485,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...common,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.resource-claims.template-name-immutable',
     upstreamShape: true,
     title: 'A resource claim\'s resourceClaimTemplateName cannot be changed',
@@ -489,6 +496,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...should,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.resource-claims.max-4',
     title: 'spec.resourceClaims holds at most 4 claims',
     requirements: ['000-2.6-resource-claims-max-4'],
@@ -695,6 +703,7 @@ export const podGroupCases: Case[] = [
   }),
   defineCase({
     ...should,
+    ...withGates({ DRAWorkloadResourceClaims: true }),
     id: 'api.podgroup.status.resource-claim-statuses.name',
     title: 'status.resourceClaimStatuses entries name a claim of spec.resourceClaims',
     requirements: ['000-2.6-status-resource-claim-statuses-name'],

@@ -97,6 +97,7 @@ const plain = (res: ApiResponse) => res.text.replace(/\r?\n$/, '');
 export const agentCheckpointCases: Case[] = [
   defineCase({
     ...agentCase('4.1', 'MUST', 'node'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.ok',
     title: 'POST /checkpoint/{namespace}/{pod}/{container} for a running container of a pod on the node answers 200 OK',
     requirements: ['001-4.1-checkpoint-endpoint', '001-4.1-checkpoint-ok'],
@@ -107,6 +108,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'SHOULD', 'node'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.ok-body',
     title: 'A successful checkpoint answers application/json {"items":["<archive path>"]} (upstream)',
     requirements: ['001-4.1-checkpoint-ok-body'],
@@ -122,6 +124,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'MUST', 'node'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.archive-tar',
     title: 'The checkpoint archive is a tar archive any tar implementation reads (here: node-tar lists it, strictly)',
     requirements: ['001-4.1-checkpoint-archive-tar'],
@@ -146,6 +149,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'MUST', 'exec'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.archive-location',
     title: 'The archive is checkpoint-<pod_full_name>-<container>-<timestamp>.tar in the checkpoints subdirectory of the root dir',
     requirements: ['001-4.1-checkpoint-archive-name', '001-4.1-checkpoint-archive-location'],
@@ -171,6 +175,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'SHOULD', 'node'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.archive-name-format',
     title: 'The archive is <root_dir>/checkpoints/checkpoint-<pod>_<namespace>-<container>-<RFC 3339 time>.tar (upstream)',
     requirements: ['001-4.1-checkpoint-archive-name-format'],
@@ -192,6 +197,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'SHOULD', 'node'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.archive-mode',
     title: 'The archive (all memory pages of the container) is readable only by its owner: no group or other permission',
     requirements: ['001-4.1-checkpoint-archive-root-only'],
@@ -206,6 +212,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'MUST', 'node'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.cri',
     title: 'A checkpoint request makes the agent ask its runtime to checkpoint that container (CheckpointContainer)',
     requirements: ['001-4.1-checkpoint-cri'],
@@ -220,6 +227,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('1', 'SHOULD', 'node'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.cri-request',
     title: 'CheckpointContainerRequest carries container_id (1) of the running container, the archive location (2) as an absolute path and the timeout (3)',
     requirements: ['001-1-cri-checkpoint-container'],
@@ -240,6 +248,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'MUST', 'read'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.unauthorized',
     title: 'A checkpoint request without credentials, or with a bearer token the control plane rejects, gets 401 Unauthorized',
     requirements: ['001-4.1-checkpoint-unauthorized-401', '001-6-checkpoint-authn-authz', '001-8-checkpoint-unauthorized'],
@@ -281,6 +290,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'MUST', 'node'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.namespace-missing',
     title: 'A checkpoint request naming a namespace that does not exist (with the name of a pod that runs elsewhere) gets 404',
     requirements: ['001-4.1-checkpoint-not-found-404', '001-8-checkpoint-not-found'],
@@ -292,6 +302,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'MUST', 'read'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.pod-missing',
     title: 'A checkpoint request naming a pod that does not exist gets 404',
     requirements: ['001-4.1-checkpoint-not-found-404', '001-8-checkpoint-not-found'],
@@ -302,6 +313,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'MUST', 'node'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.container-missing',
     title: 'A checkpoint request naming a container the running pod does not have gets 404',
     requirements: ['001-4.1-checkpoint-not-found-404', '001-8-checkpoint-not-found'],
@@ -312,6 +324,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'SHOULD', 'read'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.pod-missing-message',
     title: 'A checkpoint request for a missing pod gets 404 `pod does not exist` (upstream)',
     requirements: ['001-4.1-checkpoint-pod-missing-404'],
@@ -322,6 +335,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'SHOULD', 'node'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.container-missing-message',
     title: 'A missing container gets 404 `container <name> does not exist`; init containers are searched too (upstream)',
     requirements: ['001-4.1-checkpoint-container-missing-404'],
@@ -339,6 +353,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'SHOULD', 'node'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.timeout-unparsable',
     title: 'An unparsable timeout gets 404 `cannot parse value of timeout parameter`; when timeout is repeated the last value counts (upstream)',
     requirements: ['001-4.1-checkpoint-timeout-unparsable-404'],
@@ -356,6 +371,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'MUST', 'node'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.runtime-error',
     title: 'When the runtime fails the checkpoint, the agent answers 500 with the runtime\'s error in the message',
     requirements: ['001-4.1-checkpoint-cri-error-500', '001-8-checkpoint-cri-failure'],
@@ -370,6 +386,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'SHOULD', 'node'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.runtime-error-message',
     title: 'A runtime failure reads `checkpointing of <ns>/<pod>/<container> failed (<error>)` (upstream)',
     requirements: ['001-4.1-checkpoint-runtime-error-message'],
@@ -387,6 +404,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'MUST', 'node'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.unimplemented',
     title: 'When the runtime lacks the checkpoint API (UNIMPLEMENTED), the agent answers 500 with the details in the message',
     requirements: ['001-4.1-checkpoint-cri-unsupported-500', '001-8-checkpoint-cri-failure'],
@@ -402,6 +420,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'MUST', 'node'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.timeout',
     title: 'The timeout query parameter reaches the runtime in seconds; zero or no timeout asks for the runtime\'s default (0)',
     requirements: ['001-4.1-checkpoint-timeout', '001-9-checkpoint-timeout'],
@@ -420,6 +439,7 @@ export const agentCheckpointCases: Case[] = [
   }),
   defineCase({
     ...agentCase('4.1', 'MUST', 'node'),
+    gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.path-parameters',
     title: 'namespace, pod and container are required path parameters: a path without the container (or the pod) checkpoints nothing and gets a 4xx',
     requirements: ['001-4.1-checkpoint-path-parameters'],

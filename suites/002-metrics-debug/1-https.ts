@@ -49,6 +49,7 @@ export const httpsCases: Case[] = everyComponent([
   defineCase({
     ...common,
     id: 'debug.https.get',
+    gates: { ComponentStatusz: true },
     title: 'GET over the component\'s HTTPS URL answers /healthz, /livez, /readyz, /metrics, /metrics/slis, /statusz, /version and /flagz',
     requirements: ['002-4-get-https'],
     spec: { doc: '002', section: '4' },

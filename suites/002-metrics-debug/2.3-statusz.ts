@@ -5,7 +5,7 @@ import { defineCase, type Case, type CaseContext } from '../case.js';
 import { expectCode, expectEqual, expectTrue, show, skip } from '../verify.js';
 import { debugCase, everyComponent, expectMetadataNamesComponent, getWithAccept, statuszObject } from './debug-common.js';
 
-const common = { ...debugCase, suite: 'statusz', spec: { doc: '002', section: '2.3' }, level: 'MUST' } as const;
+const common = { ...debugCase, suite: 'statusz', spec: { doc: '002', section: '2.3' }, level: 'MUST', gates: { ComponentStatusz: true } } as const;
 
 const MAJOR_MINOR = /^\d+\.\d+$/;
 /** RFC 3339, as metav1.Time writes it. */

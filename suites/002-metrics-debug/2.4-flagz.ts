@@ -4,7 +4,7 @@ import { defineCase, type Case } from '../case.js';
 import { expectEqual, expectTrue, show, skip } from '../verify.js';
 import { debugCase, everyComponent, expectMetadataNamesComponent, flagzObject, linesAfterWarning, zpageText } from './debug-common.js';
 
-const common = { ...debugCase, suite: 'flagz', spec: { doc: '002', section: '2.4' }, level: 'MUST' } as const;
+const common = { ...debugCase, suite: 'flagz', spec: { doc: '002', section: '2.4' }, level: 'MUST', gates: { ComponentFlagz: true } } as const;
 
 export const flagzFieldCases: Case[] = everyComponent([
   defineCase({

@@ -17,6 +17,7 @@ function notAcceptable(path: '/statusz' | '/flagz', v: string, as: string, requi
     ...common,
     suite: path.slice(1),
     id: `debug.${path.slice(1)}.json-without-params`,
+    gates: { [path === '/statusz' ? 'ComponentStatusz' : 'ComponentFlagz']: true },
     title: `Accept: application/json on ${path} without all of g, v and as is 406`,
     requirements: [requirement],
     async run(ctx) {
