@@ -95,12 +95,12 @@ const DRIVE_PER_WIDTH = 62;
 
 /**
  * Load that goes past 160 native buckets unless the component limits them (spec 002 §8): GETs of
- * one object that does not exist (404, or 403 where reading is refused; nothing is created), in batches of 1 to 64 at
- * once, so that their latencies spread over several doublings within one series of the
- * component's request latency histogram. At the finest resolution the spec allows (schema 8, 256
- * buckets per doubling) they populate some 370 buckets; a component keeps to 160 by lowering the
- * resolution (or widening its zero bucket). A component that does not time the requests it
- * serves (only those it makes) is left as it was, and its histograms are still checked.
+ * one object that does not exist (404, or 403 where reading is refused; nothing is created), in
+ * batches of 1 to 64 at once, so that their latencies spread over several doublings within one
+ * series of the component's request latency histogram. At the finest resolution the spec allows
+ * (schema 8, 256 buckets per doubling) they populate some 370 buckets; a component keeps to 160 by
+ * lowering the resolution (or widening its zero bucket). A component that does not time the
+ * requests it serves (only those it makes) is left as it was, and its histograms are still checked.
  */
 async function driveLatencies(ctx: CaseContext): Promise<void> {
   const path = `/api/v1/namespaces/${ctx.namespace}/configmaps/${ctx.uniqueName('absent')}`;
