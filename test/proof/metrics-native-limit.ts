@@ -4,7 +4,7 @@
 // At the reference's usual resolution (bucket factor 1.1, schema 3: 8 buckets per doubling) no case
 // can drive a histogram past 160 buckets in its time (that takes 20 doublings of latency, 30 µs to
 // 30 s, every bucket hit), so the broken reference starts its histograms at schema 8 (legal by
-// itself) and keeps every bucket (`native-no-bucket-limit`): the case's load then populates some 370.
+// itself) and keeps every bucket (`native-no-bucket-limit`): the case's load then populates some 400.
 // metrics-native-limit.test.ts also runs the case against a reference at schema 8 that keeps the
 // limit, where the same load makes the reduction run, and it must pass.
 import { spawn, type ChildProcess } from 'node:child_process';
