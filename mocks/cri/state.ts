@@ -580,6 +580,8 @@ export class Runtime {
         id: s.id, name: s.name, metadata: s.metadata, state: s.state, createdAt: s.createdAt.toString(), runtimeHandler: s.runtimeHandler,
         ip: s.ip, hostname: s.hostname, logDirectory: s.config.log_directory, labels: s.config.labels, annotations: s.config.annotations,
         seccomp: seccompView(s.seccomp),
+        // LinuxPodSandboxConfig.sysctls as the runtime received them: what it sets in the sandbox's namespaces.
+        sysctls: { ...(s.config.linux?.sysctls ?? {}) },
       })),
       containers: [...this.containers.values()].map((c) => ({
         id: c.id, name: c.name, sandboxId: c.sandboxId, metadata: c.metadata, image: c.imageSpec.image, imageId: c.imageId,

@@ -289,6 +289,13 @@ export class PodWorkers {
       .map((p: any) => ({ protocol: p.protocol ?? 'TCP', container_port: p.containerPort, host_port: p.hostPort, host_ip: p.hostIP ?? '' })));
     // Test-only (breaks.ts): the sandbox metadata names the pod by namespace and namespace by pod.
     const swapped = broken('cri-sandbox-metadata-swapped');
+    // The pod's sysctls (admitted by admission.ts) are set in the sandbox's namespaces by the runtime:
+    // LinuxPodSandboxConfig.sysctls, a map of name to value, as upstream's generatePodSandboxLinuxConfig.
+    // Test-only (breaks.ts): the sandbox goes without them.
+    const sysctls: Record<string, string> = {};
+    if (!broken('sandbox-drop-sysctls')) {
+      for (const s of pod.spec?.securityContext?.sysctls ?? []) sysctls[s.name] = String(s.value ?? '');
+    }
     return {
       metadata: { name: swapped ? m.namespace : m.name, uid: m.uid, namespace: swapped ? m.name : m.namespace, attempt },
       hostname: pod.spec?.hostname ?? m.name,
@@ -296,6 +303,7 @@ export class PodWorkers {
       port_mappings: portMappings,
       labels: { ...(m.labels ?? {}), [LABEL_POD_NAME]: m.name, [LABEL_POD_NAMESPACE]: m.namespace, [LABEL_POD_UID]: m.uid },
       annotations: { ...(m.annotations ?? {}) },
+      linux: { sysctls },
     };
   }
 

@@ -8,7 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Registry, type CounterConfiguration, type GaugeConfiguration } from 'prom-client';
 import { SeriesCounter, SeriesHistogram, type HistogramSeries, type SeriesLabels } from './series.js';
 import { expose, negotiateFormat, type NativeLookup } from './exposition.js';
-import { NativeHistogram, type NativeHistogramOptions, type NativeHistogramSnapshot } from './native-histogram.js';
+import { MAX_SCHEMA, NativeHistogram, type NativeHistogramOptions, type NativeHistogramSnapshot } from './native-histogram.js';
+import { broken } from './breaks.js';
 import { GATES_1_37, type FeatureGates } from '../features.js';
 
 export interface ComponentMetricsOptions {
@@ -37,6 +38,18 @@ function seriesKey(labels: Readonly<Record<string, string | number | undefined>>
       .map(([k, v]) => [k, String(v)])
       .sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0)),
   );
+}
+
+/** A series' native settings: bucket factor 1.1 and 160 buckets unless the histogram says otherwise. */
+function nativeOptions(own: NativeHistogramOptions | undefined): NativeHistogramOptions {
+  return {
+    bucketFactor: 1.1,
+    ...own,
+    // Test-only (breaks.ts): the finest resolution, where ordinary load goes past 160 buckets...
+    ...(broken('native-schema-8') ? { schema: MAX_SCHEMA } : {}),
+    // ...and no limit, so that the proof of the §8 limit sees a component that does not keep it.
+    ...(broken('native-no-bucket-limit') ? { maxBuckets: Infinity } : {}),
+  };
 }
 
 /**
@@ -69,7 +82,7 @@ export class DualHistogram<T extends string = string> {
     if (!this.nativeEnabled) return classic;
     const key = seriesKey(labels);
     let h = this.native.get(key);
-    if (!h) this.native.set(key, (h = new NativeHistogram({ bucketFactor: 1.1, ...this.cfg.native })));
+    if (!h) this.native.set(key, (h = new NativeHistogram(nativeOptions(this.cfg.native))));
     const native = h;
     return {
       observe(value: number) {

@@ -3,7 +3,10 @@
 // admitted and runs. On an older kernel the rule cannot be observed: the spec notes that distributions
 // may backport features, so an agent there may admit the sysctl or reject it (upstream rejects it with
 // SysctlForbidden); the case skips, as it does for a kernel version that does not parse.
-import { defineCase, type Case } from '../case.js';
+// A pod that runs has its sysctls set: the agent hands them to the runtime with the pod sandbox
+// (CRI LinuxPodSandboxConfig.sysctls), which the mock CRI records; an agent that admits the pod and
+// drops its sysctls fails agent.kernel.sysctls-in-sandbox.
+import { defineCase, type Case, type CaseContext } from '../case.js';
 import { fail, show, skip } from '../verify.js';
 import { agentCase, createPodOnNode, isRunning, nodePath, podPath, waitFor } from './agent-kit.js';
 
@@ -39,17 +42,23 @@ const ROWS: Row[] = [
 
 const finished = (p: any) => isRunning(p) || p?.status?.phase === 'Failed' || p?.status?.phase === 'Succeeded';
 
-export const agentKernelCases: Case[] = ROWS.map((row) => defineCase({
+/** The agent's node's kernel (status.nodeInfo.kernelVersion); skips when it does not parse. */
+async function nodeKernel(ctx: CaseContext): Promise<{ release: string; kernel: Version }> {
+  const node = await ctx.api.get(nodePath(ctx.agent().nodeName));
+  if (node.status !== 200) fail('read the agent\'s Node', 'HTTP 200', `HTTP ${node.status}`);
+  const release = node.json?.status?.nodeInfo?.kernelVersion;
+  const kernel = parseKernel(release);
+  if (!kernel) skip(`the node's kernel version ${JSON.stringify(release)} does not parse as a version`);
+  return { release: String(release), kernel };
+}
+
+const admissionCases: Case[] = ROWS.map((row) => defineCase({
   ...agentCase('2.5', 'MUST', 'node'),
   id: `agent.kernel.${row.slug}`,
   title: `A pod setting ${row.feature} is admitted and runs when the node's kernel is ${row.kernel.slice(0, 2).join('.')}+`,
   requirements: [row.req],
   async run(ctx) {
-    const node = await ctx.api.get(nodePath(ctx.agent().nodeName));
-    if (node.status !== 200) fail('read the agent\'s Node', 'HTTP 200', `HTTP ${node.status}`);
-    const release = node.json?.status?.nodeInfo?.kernelVersion;
-    const kernel = parseKernel(release);
-    if (!kernel) skip(`the node's kernel version ${JSON.stringify(release)} does not parse as a version`);
+    const { release, kernel } = await nodeKernel(ctx);
     if (!atLeast(kernel, row.kernel)) {
       skip(`the node's kernel ${release} is below ${row.kernel.join('.')}, and distributions may backport features (§2.5), so admitting or rejecting a pod with ${Object.keys(row.sysctls).join(', ')} are both allowed there`);
     }
@@ -63,3 +72,41 @@ export const agentKernelCases: Case[] = ROWS.map((row) => defineCase({
     }
   },
 }));
+
+/**
+ * The sysctls of a running pod reach its sandbox: every sysctl of the table the node's kernel
+ * namespaces, set on one pod, is in the mock CRI's record of that pod's sandbox with its value.
+ * Upstream's kubelet passes spec.securityContext.sysctls as they are, name to value, and so must
+ * any agent: CRI has no other place for them. Names are written with dots (the separator the
+ * runtime's map uses), so no normalisation is involved; other entries in the map are allowed.
+ */
+const sandboxCase = defineCase({
+  ...agentCase('2.5', 'MUST', 'node'),
+  id: 'agent.kernel.sysctls-in-sandbox',
+  title: 'A running pod\'s sysctls reach its sandbox: RunPodSandbox carries them in config.linux.sysctls, name to value',
+  requirements: ['001-2.5-pod-sysctls-in-sandbox'],
+  async run(ctx) {
+    const { release, kernel } = await nodeKernel(ctx);
+    const want: Record<string, string> = Object.assign({}, ...ROWS.filter((r) => atLeast(kernel, r.kernel)).map((r) => r.sysctls));
+    if (Object.keys(want).length === 0) skip(`the node's kernel ${release} is below every sysctl row of §2.5, so no pod sysctl is sure to be admitted`);
+    const sysctls = Object.entries(want).map(([name, value]) => ({ name, value }));
+    const pod = await createPodOnNode(ctx, { securityContext: { sysctls } }, 'sysctls');
+    const seen = await waitFor(ctx, podPath(ctx, pod.metadata.name), finished, 'the agent runs the pod with the sysctls',
+      'status.phase Running with container c running', 15_000);
+    // Admission of these sysctls is the rule of the agent.kernel.<sysctl> cases; without a running
+    // pod there is no sandbox whose sysctls could be read.
+    if (!isRunning(seen)) skip(`the pod setting ${Object.keys(want).join(', ')} did not run (phase ${seen.status?.phase}: ${seen.status?.reason ?? ''} ${seen.status?.message ?? ''}); agent.kernel.* cases judge its admission`);
+    const sandboxes = (await ctx.cri().state()).sandboxes.filter((s: any) => s.metadata?.uid === pod.metadata.uid && s.state === 'SANDBOX_READY');
+    if (sandboxes.length === 0) fail('the running pod has a ready sandbox in the runtime', `a SANDBOX_READY sandbox with metadata.uid ${pod.metadata.uid}`, 'none');
+    for (const sb of sandboxes) {
+      const got: Record<string, unknown> = sb.sysctls ?? {};
+      const wrong = Object.entries(want).filter(([name, value]) => got[name] !== value);
+      if (wrong.length) {
+        fail(`sandbox ${sb.id} of the pod: RunPodSandbox config.linux.sysctls holds the pod's sysctls`, show(want),
+          show(Object.fromEntries(wrong.map(([name]) => [name, got[name] ?? '(absent)']))));
+      }
+    }
+  },
+});
+
+export const agentKernelCases: Case[] = [...admissionCases, sandboxCase];

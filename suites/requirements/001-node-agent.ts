@@ -563,6 +563,11 @@ export const NODE_AGENT: readonly Requirement[] = [
     text: 'sysctl net.ipv4.tcp_notsent_lowat requires kernel 4.6+ (since 1.37).',
   },
   {
+    id: '001-2.5-pod-sysctls-in-sandbox',
+    doc: '001', section: '2.5', sectionTitle: 'Kernel version requirements', level: 'MUST', source: 'spec',
+    text: 'The pod sysctls of this table are set for a pod that runs: the agent creates the pod sandbox as the pod spec defines it (section 1, sync loop rule 3), handing spec.securityContext.sysctls to the runtime (CRI LinuxPodSandboxConfig.sysctls, name to value).',
+  },
+  {
     id: '001-2.5-ipvs-conn-reuse-mode',
     doc: '001', section: '2.5', sectionTitle: 'Kernel version requirements', level: 'MUST', source: 'spec',
     text: 'sysctl net.ipv4.vs.conn_reuse_mode (ipvs proxy mode) requires kernel 4.1+.',

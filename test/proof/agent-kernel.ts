@@ -1,5 +1,6 @@
-// Breakages for the §2.5 kernel cases (suites/001-node-agent/agent-2.5-kernel.ts): each makes the agent
-// require a kernel no machine has for one sysctl the case's pod sets, so the pod is rejected.
+// Breakages for the §2.5 kernel cases (suites/001-node-agent/agent-2.5-kernel.ts): each admission case's
+// makes the agent require a kernel no machine has for one sysctl the case's pod sets, so the pod is
+// rejected; the sandbox case's agent admits and runs the pod but creates its sandbox without the sysctls.
 import type { AgentBreakage } from '../helpers/agent-node.js';
 
 const brokenSysctl: Record<string, string> = {
@@ -12,6 +13,7 @@ const brokenSysctl: Record<string, string> = {
   'agent.kernel.tcp-notsent-lowat': 'net.ipv4.tcp_notsent_lowat',
 };
 
-export const agentKernelBreakages: Record<string, AgentBreakage> = Object.fromEntries(
-  Object.entries(brokenSysctl).map(([id, sysctl]) => [id, { switch: `admission-kernel-${sysctl}` }]),
-);
+export const agentKernelBreakages: Record<string, AgentBreakage> = {
+  ...Object.fromEntries(Object.entries(brokenSysctl).map(([id, sysctl]) => [id, { switch: `admission-kernel-${sysctl}` }])),
+  'agent.kernel.sysctls-in-sandbox': { switch: 'sandbox-drop-sysctls' },
+};

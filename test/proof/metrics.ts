@@ -2,6 +2,7 @@
 // rewriting the text or the delimited protobuf exposition on its way out.
 import type { Breakage, ProxiedRequest, ProxiedResponse } from '../helpers/broken-target.js';
 import { decodeDelimited, encodeDelimited, metricFamilyType, type HistogramMsg, type MetricFamilyMsg } from '../../reference/observability/metrics-proto.js';
+import { unlimitedHistograms } from './metrics-native-limit.js';
 
 const isMetrics = (r: ProxiedRequest) => r.path.split('?')[0] === '/metrics';
 const contentType = (res: ProxiedResponse) => Object.entries(res.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '';
@@ -90,12 +91,9 @@ export const metricsBreakages: Record<string, Breakage> = {
   'metrics.native.schema-range': protobuf((fams) => {
     for (const h of histograms(fams).filter(isNative)) h.schema = 9;
   }),
-  // A native histogram with 161 buckets.
-  'metrics.native.bucket-limit': protobuf((fams) => {
-    const h = histograms(fams).find(isNative);
-    if (!h) return;
-    Object.assign(h, { positive_span: [{ offset: -100, length: 161 }], positive_delta: [1, ...new Array<number>(160).fill(0)], negative_span: [], negative_delta: [] });
-  }),
+  // A reference whose native histograms never lower their resolution (metrics-native-limit.ts): the
+  // case's own load takes its request latency histogram past 160 buckets.
+  'metrics.native.bucket-limit': unlimitedHistograms,
   // Native bucket keys off by 40 (a factor of 32 at schema 3): not the (base^(i-1), base^i] buckets.
   'metrics.native.exponential-buckets': protobuf((fams) => {
     for (const h of histograms(fams)) if (h.positive_span?.length) h.positive_span[0]!.offset += 40;
