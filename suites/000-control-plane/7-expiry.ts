@@ -49,7 +49,7 @@ const EXPIRED_REASONS = ['ResourceExpired', 'Expired'] as const;
 async function continueAfterExpiry(ctx: CaseContext, selector: string, token: string, reasons: readonly string[] = EXPIRED_REASONS): Promise<any> {
   await sleep(ttlMs(ctx) + SLACK_MS, undefined, { signal: ctx.signal });
   const res = await ctx.api.get(roles(ctx), { query: { labelSelector: selector, limit: 1, continue: token } });
-  return expectStatus(res, { code: 410, reason: reasons }, `continuing with a token ${ttlMs(ctx) / 1000 + SLACK_MS / 1000}s old (the target keeps them ${ttlMs(ctx) / 1000}s)`);
+  return expectStatus(res, { code: 410, reason: reasons, spec: { code: 410 } }, `continuing with a token ${ttlMs(ctx) / 1000 + SLACK_MS / 1000}s old (the target keeps them ${ttlMs(ctx) / 1000}s)`);
 }
 
 export const expiryCases: Case[] = [
