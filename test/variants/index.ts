@@ -8,6 +8,7 @@ import { resourceVersionVariants } from './resource-versions.js';
 import { representationVariants } from './representation.js';
 import { transportVariants } from './transport.js';
 import { mayRuleVariants } from './may-rules.js';
+import { debugTextVariants } from './debug-text.js';
 
 export const VARIANTS: readonly LegalVariant[] = [
   ...statusCodeVariants,
@@ -17,6 +18,7 @@ export const VARIANTS: readonly LegalVariant[] = [
   ...representationVariants,
   ...transportVariants,
   ...mayRuleVariants,
+  ...debugTextVariants,
 ];
 
 /**
@@ -32,7 +34,7 @@ export const VARIANTS: readonly LegalVariant[] = [
  */
 export const VARIANT_RUNS: readonly (readonly string[])[] = [
   ['continue-unrecognized-ignored', 'api-version-unrecognized-accepted', 'create-200-update-201', 'items-reversed', 'bookmarks-injected', 'messages-reworded'],
-  ['continue-expired-resource-expired', 'kind-required', 'create-202-update-200', 'resource-versions-opaque', 'json-layout-and-extras'],
-  ['limit-fewer-first-chunk-empty', 'connection-close-split-watch', 'slow-100ms'],
+  ['continue-expired-resource-expired', 'kind-required', 'bookmarks-unasked', 'create-202-update-200', 'resource-versions-opaque', 'json-layout-and-extras'],
+  ['limit-fewer-first-chunk-empty', 'connection-close-split-watch', 'slow-100ms', 'debug-text-reworded'],
   ['limit-ignored'],
 ];
