@@ -1,12 +1,12 @@
 // Legal agents pass: the cases that observe the shared agent (needs agent or cri) run against agents
 // that differ from the reference only where spec 001 leaves freedom, and none may fail or error.
 // Each variant rewrites what the reference agent writes to the API or answers on its port
-// (helpers/agent-node.ts); the agent-exec cases start agents of their own, so these variants do not
+// (helpers/agent-node.ts), or starts it with a setting of its own; the agent-exec cases start agents of their own, so these variants do not
 // reach them.
 import t from 'tap';
 import { runCases } from '../runner/run.js';
 import { AGENT_CASES } from './helpers/agent-proof.js';
-import { startProofNode, type AgentBreakage } from './helpers/agent-node.js';
+import { startProofNode, type AgentBreakage, type ProofNode } from './helpers/agent-node.js';
 import { editJson, type ProxiedRequest } from './helpers/broken-target.js';
 
 const NODE_WRITE = /^\/api\/v1\/nodes(\/[^/?]+\/status)?(\?|$)/;
@@ -44,7 +44,22 @@ const VARIANTS: Record<string, AgentBreakage> = {
   }),
   // No declaredFeatures at all (an agent with no feature under development enabled).
   'no-declared-features': nodeStatus((s) => { delete s.declaredFeatures; }),
+  // "Zero or unset means the default CRI timeout" (§4.1): the agent passes a default of its own (30 s)
+  // rather than 0, the runtime's (upstream's choice).
+  'checkpoint-default-timeout-30': { args: ['--checkpoint-default-timeout', '30'] },
 };
+
+/**
+ * What shows that a variant took effect: the node status writes it rewrote, or for an agent setting,
+ * what the agent asked its runtime.
+ */
+function effect(name: string, variant: AgentBreakage, node: ProofNode): { n: number; what: string } {
+  if (name === 'checkpoint-default-timeout-30') {
+    const n = node.cri.control.calls.list({ rpc: 'CheckpointContainer' }).filter((c) => Number((c as { request?: { timeout?: unknown } }).request?.timeout) === 30).length;
+    return { n, what: 'CheckpointContainer calls with its default timeout of 30 s' };
+  }
+  return { n: rewrites.get(variant) ?? 0, what: 'node status writes' };
+}
 
 const cases = AGENT_CASES.filter((c) => !c.needs.includes('agent-exec'));
 
@@ -60,7 +75,8 @@ t.test('the agent cases pass against agents that use the spec\'s freedom', async
       t.same(bad.map((c) => `${c.id}: ${c.status} ${c.message} expected=${c.expected} actual=${c.actual}`), [], `${name}: no agent case fails or errors`);
       t.ok(report.summary.passed > cases.length / 2, `${name}: ${report.summary.passed} of ${cases.length} passed (skipped: ${report.cases.filter((c) => c.status === 'skipped').map((c) => c.id).join(', ') || 'none'})`);
       t.same(report.leaks, [], `${name}: nothing left behind`);
-      t.ok((rewrites.get(variant) ?? 0) > 0, `${name}: the variant rewrote ${rewrites.get(variant) ?? 0} node status writes`);
+      const { n, what } = effect(name, variant, node);
+      t.ok(n > 0, `${name}: the variant took effect: ${n} ${what}`);
     } finally {
       await node.close();
     }

@@ -32,6 +32,7 @@ export interface AgentArgs {
   hostnameOverride?: string;
   nodeName?: string;
   nodeIp?: string;
+  checkpointDefaultTimeout?: number;
   port?: number;
   address?: string;
   featureGates?: string;
@@ -79,7 +80,7 @@ function flagValues(args: AgentArgs, cfg: AgentConfiguration): Record<string, st
     'address': cfg.address, 'api': args.api, 'ca': args.ca, 'cert-dir': args.certDir, 'config': args.config, 'config-dir': args.configDir,
     'container-runtime-endpoint': cfg.containerRuntimeEndpoint, 'feature-gates': args.featureGates, 'hostname-override': args.hostnameOverride,
     'image-service-endpoint': cfg.imageServiceEndpoint, 'kubeconfig': args.kubeconfig, 'lock-file': args.lockFile, 'node-name': args.nodeName, 'node-ip': args.nodeIp,
-    'port': String(cfg.port), 'root-dir': args.rootDir, 'token-file': args.tokenFile,
+    'port': String(cfg.port), 'root-dir': args.rootDir, 'token-file': args.tokenFile, 'checkpoint-default-timeout': String(args.checkpointDefaultTimeout ?? 0),
     'anonymous-auth': String(cfg.authentication?.anonymous?.enabled ?? false), 'authentication-token-webhook': String(cfg.authentication?.webhook?.enabled ?? true),
     'client-ca-file': cfg.authentication?.x509?.clientCAFile, 'authorization-mode': cfg.authorization?.mode,
   };
@@ -108,6 +109,8 @@ export async function cmdAgent(args: AgentArgs): Promise<number> {
 async function runAgent(args: AgentArgs): Promise<number> {
   if (args.token && args.tokenFile) throw new UsageError('give --token or --token-file, not both');
   if (args.nodeIp !== undefined && !isIP(args.nodeIp)) throw new UsageError(`--node-ip ${args.nodeIp}: not an IP address`);
+  const ckptTimeout = args.checkpointDefaultTimeout;
+  if (ckptTimeout !== undefined && !(Number.isSafeInteger(ckptTimeout) && ckptTimeout >= 0)) throw new UsageError(`--checkpoint-default-timeout ${ckptTimeout}: not a whole number of seconds`);
   const flags: Partial<AgentConfiguration> = {
     containerRuntimeEndpoint: args.containerRuntimeEndpoint,
     imageServiceEndpoint: args.imageServiceEndpoint,
@@ -183,6 +186,7 @@ async function runAgent(args: AgentArgs): Promise<number> {
       staticPodPath: cfg.staticPodPath || undefined,
       allowedUnsafeSysctls: cfg.allowedUnsafeSysctls,
       fileCheckFrequencyMs: durationMs(cfg.fileCheckFrequency),
+      checkpointDefaultTimeoutSeconds: ckptTimeout,
       featureGates: gates,
       evictionHard: cfg.evictionHard,
       evictionPressureTransitionPeriodMs: durationMs(cfg.evictionPressureTransitionPeriod),

@@ -83,6 +83,12 @@ export interface AgentOptions {
   watchdogEnv?: NodeJS.ProcessEnv;
   /** The syncloop check's PLEG threshold, ms (default upstream's 3 min; tests shorten it). */
   plegThresholdMs?: number;
+  /**
+   * Seconds a checkpoint asks the runtime to wait when the request gives no timeout or 0 (spec 001
+   * §4.1 "the default CRI timeout"): 0 or absent passes 0, the runtime's own default, as upstream
+   * does; a positive value is the agent's own default, which the spec allows as well.
+   */
+  checkpointDefaultTimeoutSeconds?: number;
   /** Where errors of background loops go (default: stderr). */
   log?(msg: string): void;
 }
@@ -171,7 +177,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
         // The reviews are asked with the agent's own API client (its kubeconfig credentials).
         auth: agentRequestAuth({ settings: o.auth ?? DEFAULT_AUTH_SETTINGS, api, nodeName, log }),
         routes: [
-          ...checkpointRoutes({ featureGates: gates, pods: () => workers?.pods() ?? [], runtime, checkpointsDir: layout.checkpointsDir, log }),
+          ...checkpointRoutes({ featureGates: gates, pods: () => workers?.pods() ?? [], runtime, checkpointsDir: layout.checkpointsDir, defaultTimeoutSeconds: o.checkpointDefaultTimeoutSeconds, log }),
           ...stats.routes,
         ],
         onMetrics: stats.onMetrics,

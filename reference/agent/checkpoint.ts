@@ -86,6 +86,8 @@ export interface CheckpointOptions {
   runtime: Runtime;
   /** `<root_dir>/checkpoints`. */
   checkpointsDir: string;
+  /** The timeout passed to the runtime for a request without one (or with 0); absent or 0: 0, the runtime's default. */
+  defaultTimeoutSeconds?: number;
   log?(msg: string): void;
 }
 
@@ -130,6 +132,8 @@ async function handleCheckpoint(o: CheckpointOptions, _req: IncomingMessage, res
     // Test-only (breaks.ts): the timeout not passed to the runtime.
     timeout = broken('checkpoint-timeout-ignored') ? 0n : parsed ?? 0n;
   }
+  // "Zero or unset means the default CRI timeout": the runtime's (0), or the agent's own when set.
+  if (timeout === 0n && o.defaultTimeoutSeconds) timeout = BigInt(o.defaultTimeoutSeconds);
 
   const p = { name: String(pod.metadata.name), namespace: String(pod.metadata.namespace) };
   // Test-only (breaks.ts): the archive put in the root dir itself, not in checkpoints/.

@@ -19,6 +19,7 @@ import type { ControlPlanePart } from '../../runner/controllers.js';
 import type { Level } from '../requirements/types.js';
 import { expectEqual, expectObject, expectTrue, fail, show, skip, SUCCESS } from '../verify.js';
 import { holdsFor, waitFor } from '../wait.js';
+import { noteMay } from '../findings.js';
 import type { WatchStream } from '../../runner/client.js';
 
 const GV = 'lifecycle.orch.io/v1alpha1';
@@ -430,9 +431,9 @@ export const evictionCases: Case[] = [
     },
   }),
   defineCase({
-    ...head('3.1', 'SHOULD', ['000-3.1-new-eviction-resets-conditions'], [ERC]),
+    ...head('3.1', 'MUST', ['000-3.1-new-eviction-resets-conditions'], [ERC]),
     id: 'api.eviction.new-eviction-resets-conditions',
-    title: 'After a canceled eviction, a new Eviction intent resets the request\'s conditions (Failed no longer True)',
+    title: 'After a canceled eviction, the controller observes a new Eviction intent; the conditions may be reset (Failed no longer True) or kept, and the target still there is not TargetEvicted',
     async run(ctx) {
       await withHeldPod(ctx, async (pod) => {
         const er = await request(ctx, pod, REQUESTER_A);
@@ -440,8 +441,13 @@ export const evictionCases: Case[] = [
         const [canceled] = await withdrawAll(ctx, pod, [er]);
         expectTrue(isTrue(canceled, 'Failed'), 'the canceled request', 'condition Failed True', conditionsOf(canceled));
         await setIntent(ctx, er, 'Eviction');
-        await waitFor(ctx, erPath(er), (o) => !o.deleted && o.status?.observedGeneration === o.metadata?.generation && !isTrue(o, 'Failed'),
-          'the new intent resets the conditions', 'Failed not True once the controller observed the new intent');
+        // "Conditions may be reset": both outcomes pass once the controller has observed the intent
+        // (upstream resets them, which is noted when not taken).
+        const got = await waitFor(ctx, erPath(er), (o) => !o.deleted && o.status?.observedGeneration === o.metadata?.generation,
+          'the controller observes the new intent', 'status.observedGeneration equal to metadata.generation');
+        if (isTrue(got, 'Failed')) noteMay('the conditions of a canceled request after a new Eviction intent', 'reset (Failed no longer True)', `kept: ${conditionsOf(got)}`);
+        // The pod is held, not evicted: whatever happened to the conditions, it is no TargetEvicted.
+        expectTrue(!isTrue(got, 'TargetEvicted'), 'condition TargetEvicted after the new intent, the target pod still there', 'not True', conditionsOf(got));
       });
     },
   }),

@@ -13,6 +13,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import { expectTrue, fail, show, skip } from '../verify.js';
+import { noteMay } from '../findings.js';
 import { ApiClient, createDispatcher, type ApiResponse } from '../../runner/client.js';
 import type { LaunchedAgent } from '../../runner/agent-exec.js';
 import type { CriCall } from '../../runner/agent-target.js';
@@ -422,19 +423,29 @@ export const agentCheckpointCases: Case[] = [
     ...agentCase('4.1', 'MUST', 'node'),
     gates: { ContainerCheckpoint: true },
     id: 'agent.checkpoint.timeout',
-    title: 'The timeout query parameter reaches the runtime in seconds; zero or no timeout asks for the runtime\'s default (0)',
+    title: 'The timeout query parameter reaches the runtime in seconds; zero or no timeout asks for the default CRI timeout (0, the runtime\'s, or the agent\'s own), the same for both',
     requirements: ['001-4.1-checkpoint-timeout', '001-9-checkpoint-timeout'],
     async run(ctx) {
       const pod = await runningPod(ctx, 'ckpt-to');
       const { namespace, name } = pod.metadata;
-      for (const [query, want] of [['?timeout=17', 17], ['', 0], ['?timeout=0', 0]] as const) {
+      const asked = async (query: string): Promise<number[]> => {
         const since = await ctx.cri().lastSeq();
         const res = await postCheckpoint(ctx.agent().client, namespace, name, 'c', query);
         const calls = await checkpointCalls(ctx, pod, since);
         if (calls.length === 0) fail(`POST /checkpoint/...${query || ' without timeout'}: the runtime is asked`, 'a CheckpointContainer call', `none (the agent answered ${summary(res)})`);
-        const got = calls.map((c) => Number(c.request?.timeout ?? 0));
-        expectTrue(got.every((t) => t === want), `CheckpointContainerRequest.timeout for ${query || 'no timeout'}`, want ? `${want} (seconds)` : '0 (the runtime\'s default)', show(calls.map((c) => c.request?.timeout)));
-      }
+        return calls.map((c) => Number(c.request?.timeout ?? 0));
+      };
+      const given = await asked('?timeout=17');
+      expectTrue(given.every((t) => t === 17), 'CheckpointContainerRequest.timeout for ?timeout=17', '17 (seconds)', show(given));
+      // "Zero or unset means the default CRI timeout": an agent may leave it to the runtime (0, as
+      // upstream does) or pass the default it is configured with (a positive number of seconds), but
+      // the one default for both.
+      const unset = await asked('');
+      const zero = await asked('?timeout=0');
+      const all = [...unset, ...zero];
+      expectTrue(all.every((t) => Number.isSafeInteger(t) && t >= 0 && t === all[0]), 'CheckpointContainerRequest.timeout without timeout and for ?timeout=0',
+        'one default for both: 0 (the runtime\'s own) or the agent\'s default in seconds', `without: ${show(unset)}; ?timeout=0: ${show(zero)}`);
+      if (all[0] !== 0) noteMay('CheckpointContainerRequest.timeout for a checkpoint without timeout (the default CRI timeout)', '0 (the runtime\'s own default)', `${all[0]} (the agent's default, in seconds)`);
     },
   }),
   defineCase({

@@ -1,7 +1,8 @@
 // Spec 002 §4: /metrics/slis, the text and structured forms of /statusz and /flagz, their gates,
 // /configz and the essential read-only paths.
 import { defineCase, type Case } from '../case.js';
-import { expectCode, expectEqual, expectTrue, fail, skip } from '../verify.js';
+import { expectCode, expectEqual, expectTrue, fail, show, skip } from '../verify.js';
+import { upstream } from '../findings.js';
 import { parseExposition } from './exposition.js';
 import {
   debugCase,
@@ -15,6 +16,7 @@ import {
   linesAfterWarning,
   mediaType,
   STATUSZ_ACCEPT,
+  upstreamWarningWords,
   zpageText,
 } from './debug-common.js';
 
@@ -23,6 +25,36 @@ const common = { ...debugCase, spec: { doc: '002', section: '4' } } as const;
 /** Index of the first line at or after `from` that starts with `label` and a delimiter. */
 function lineOf(lines: string[], label: string, from = 0): number {
   return lines.findIndex((l, i) => i >= from && DELIMITERS.some((d) => l.startsWith(`${label}${d}`) && l.length > label.length + d.length));
+}
+
+/**
+ * The times a line of a text page may show, in ms since the epoch: what Date.parse reads from each
+ * place a value can start (the line's start, after a space, ":" or "="). Only lines with a clock
+ * time (hh:mm) are read: a version or a count is no time.
+ */
+function timesIn(line: string): number[] {
+  if (!/\d{1,2}:\d{2}/.test(line)) return [];
+  const out: number[] = [];
+  for (let j = 0; j < line.length; j++) {
+    if (j > 0 && !/[\s:=]/.test(line[j - 1]!)) continue;
+    const t = Date.parse(line.slice(j).trim());
+    if (!Number.isNaN(t)) out.push(t);
+  }
+  return out;
+}
+
+/** Seconds of a duration a line shows: `1 hr 02 min 35 sec`, `1h2m3s`, `3723 seconds`, or a bare count of seconds. */
+function durationIn(line: string): number | undefined {
+  const unit: Record<string, number> = { d: 86_400, h: 3600, m: 60, s: 1 };
+  let total = 0;
+  let any = false;
+  for (const m of line.matchAll(/(\d+(?:\.\d+)?)\s*(days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)(?![a-z])/gi)) {
+    total += Number(m[1]) * unit[m[2]!.toLowerCase()[0]!]!;
+    any = true;
+  }
+  if (any) return total;
+  const bare = line.match(/\b\d+\b/g);
+  return bare?.length === 1 ? Number(bare[0]) : undefined;
 }
 
 /** With its gate off, a z-page is not served. */
@@ -66,19 +98,47 @@ export const endpointCases: Case[] = everyComponent([
     suite: 'statusz',
     id: 'debug.statusz.text',
     gates: { ComponentStatusz: true },
-    title: '/statusz without Accept is plain text: the warning, then started, uptime, toolchain, binary and emulation versions, paths',
+    title: '/statusz without Accept is plain text: the warning, then started time, uptime, toolchain, binary and emulation versions, paths',
     requirements: ['002-4-statusz-text'],
     level: 'MUST',
     async run(ctx) {
-      const lines = linesAfterWarning(await zpageText(ctx, '/statusz'), '/statusz');
-      let at = -1;
-      for (const label of ['Started', 'Up', '(toolchain version)', 'Binary version', 'Emulation version', 'Paths']) {
-        const next = label === '(toolchain version)'
-          ? lines.findIndex((l, i) => i > at && /version/i.test(l) && lineOf([l], 'Binary version') < 0 && lineOf([l], 'Emulation version') < 0)
-          : lineOf(lines, label, at + 1);
-        if (next < 0) fail(`/statusz text: "${label}" after the ${at < 0 ? 'warning' : 'previous field'}`, `a line "${label}<delimiter><value>"`, lines.slice(at + 1).join('\n'));
-        at = next;
-      }
+      // The spec lists the fields, not their labels: each is found by its value (as the structured
+      // form of the same component gives it), in the spec's order; upstream's labels are findings.
+      const text = await zpageText(ctx, '/statusz');
+      const lines = linesAfterWarning(text, '/statusz');
+      const json = await getWithAccept(ctx, '/statusz', STATUSZ_ACCEPT);
+      const o: Record<string, any> = json.status === 200 && json.json && typeof json.json === 'object' ? json.json : {};
+      let at = 0;
+      const field = (what: string, want: string, found: (line: string) => boolean) => {
+        const i = lines.findIndex((l, k) => k >= at && found(l));
+        if (i < 0) fail(`/statusz text: the ${what} after the ${at === 0 ? 'warning' : 'previous field'}`, want, lines.slice(at).join('\n'));
+        at = i;
+      };
+      const start = typeof o['startTime'] === 'string' ? Date.parse(o['startTime']) : NaN;
+      field('started time', Number.isNaN(start) ? 'a line with a time in the past' : `a line with the time ${o['startTime']} (to the minute)`, (l) => {
+        return timesIn(l).some((t) => (Number.isNaN(start) ? t <= Date.now() + 2000 : Math.abs(t - start) < 61_000));
+      });
+      const up = Number.isSafeInteger(o['uptimeSeconds']) ? (o['uptimeSeconds'] as number) : undefined;
+      field('uptime', up === undefined ? 'a line with a duration' : `a line with a duration of about ${up} s`, (l) => {
+        const d = durationIn(l);
+        return d !== undefined && (up === undefined || Math.abs(d - up) <= 5);
+      });
+      const version = (name: string, v: unknown) => field(name, typeof v === 'string' && v ? `a line with ${show(v)}` : 'a line with a version', (l) => (typeof v === 'string' && v ? l.includes(v) : /\d+\.\d+/.test(l)));
+      version('toolchain version', o['goVersion']);
+      version('binary version', o['binaryVersion']);
+      // Optional in the structured form: a component without them may list none.
+      if (o['emulationVersion'] !== undefined) version('emulation version', o['emulationVersion']);
+      const paths = Array.isArray(o['paths']) ? (o['paths'] as unknown[]).filter((p): p is string => typeof p === 'string') : [];
+      if (paths.length) field('paths list', `a line listing ${paths.join(' ')}`, (l) => paths.every((p) => l.split(/[\s,;]+/).includes(p)));
+      upstreamWarningWords(text, '/statusz');
+      upstream(() => {
+        let k = -1;
+        for (const label of ['Started', 'Up', 'Go version', 'Binary version', ...(o['emulationVersion'] !== undefined ? ['Emulation version'] : []), ...(paths.length ? ['Paths'] : [])]) {
+          const next = lineOf(lines, label, k + 1);
+          if (next < 0) fail(`/statusz text: upstream's label "${label}"`, `a line "${label}<delimiter><value>"`, lines.slice(k + 1).join('\n'));
+          k = next;
+        }
+      });
     },
   }),
   defineCase({
@@ -120,7 +180,9 @@ export const endpointCases: Case[] = everyComponent([
     requirements: ['002-4-flagz-text'],
     level: 'MUST',
     async run(ctx) {
-      const flags = linesAfterWarning(await zpageText(ctx, '/flagz'), '/flagz').filter((l) => l !== '');
+      const text = await zpageText(ctx, '/flagz');
+      const flags = linesAfterWarning(text, '/flagz').filter((l) => l !== '');
+      upstreamWarningWords(text, '/flagz');
       expectTrue(flags.length > 0 && flags.every((l) => /^[^=\s]+=/.test(l)), '/flagz text: the lines after the warning', 'one or more "name=value" lines', flags.join('\n'));
     },
   }),

@@ -4,6 +4,7 @@ import type { Case, CaseContext } from '../case.js';
 import { describeError, type ApiResponse } from '../../runner/client.js';
 import { CaseFailure, CaseSkip, expectCode, expectEqual, expectTrue, fail, show, skip } from '../verify.js';
 import { parseExposition, type Exposition } from './exposition.js';
+import { upstream } from '../findings.js';
 
 /** Header fields every debug case shares; `needs` 'metrics' reaches the component's own URL. */
 export const debugCase = { impact: 'read-only', needs: ['metrics'] } as const;
@@ -122,20 +123,38 @@ export function expectTextHeader(text: string, title: 'statusz' | 'flags', what:
   return { component: m[1]!, rest: lines.slice(3) };
 }
 
+/**
+ * A line that warns the page is not for machines: the spec asks for "a warning line that it is not
+ * machine parseable", in no set words (upstream's are ZPAGE_WARNING).
+ */
+const WARNING_LINE = /warn|pars(e|ing|able|eable)|machine[- ]read/i;
+
 /** The lines after a text page's warning line (failing when there is none). */
 export function linesAfterWarning(text: string, what: string): string[] {
   const lines = text.split('\n');
-  const warning = lines.findIndex((l) => /not meant to be machine parseable/.test(l));
-  expectTrue(warning >= 0, `the warning line of ${what}`, 'a line saying the page is not meant to be machine parseable', lines.slice(0, 5).join('\n'));
-  return lines.slice(warning + 1);
+  const at = lines.findIndex((l) => WARNING_LINE.test(l));
+  expectTrue(at >= 0, `the warning line of ${what}`, 'a line warning that the page is not meant to be machine parseable', lines.slice(0, 5).join('\n'));
+  return lines.slice(at + 1);
 }
 
-/** A structured page's metadata, when present, names the component its text page names. */
+/** Upstream's words for a text page's warning line (ZPAGE_WARNING): a SHOULD finding where they differ. */
+export function upstreamWarningWords(text: string, what: string): void {
+  upstream(() => expectTrue(text.split('\n').includes(ZPAGE_WARNING), `the warning line of ${what} (upstream's words)`, ZPAGE_WARNING, text.split('\n').find((l) => WARNING_LINE.test(l)) ?? '(none)'));
+}
+
+/**
+ * A structured page's metadata, when present, names the component its text page names: upstream's
+ * text pages name it in a line `<component> <title>` before the warning (the spec sets no words for
+ * the text page, so without such a line the name cannot be checked).
+ */
 export async function expectMetadataNamesComponent(ctx: CaseContext, obj: Record<string, any>, path: '/statusz' | '/flagz'): Promise<void> {
   if (obj['metadata'] === undefined) skip(`the structured ${path} object has no metadata (optional): the component name in it cannot be checked`);
   const title = path === '/statusz' ? 'statusz' : 'flags';
-  const { component } = expectTextHeader(await zpageText(ctx, path), title, `${path} text`);
-  expectEqual(obj['metadata']?.name, component, `metadata.name of the ${path} object (the component named by the text page)`);
+  const text = await zpageText(ctx, path);
+  const before = text.split('\n').slice(0, Math.max(0, text.split('\n').length - linesAfterWarning(text, `${path} text`).length));
+  const named = before.map((l) => new RegExp(`^(\\S+) ${title}$`).exec(l)?.[1]).find((n) => n !== undefined);
+  if (named === undefined) skip(`the ${path} text page does not name the component in a line "<component> ${title}" (upstream's header; the spec sets no words): the name cannot be compared`);
+  expectEqual(obj['metadata']?.name, named, `metadata.name of the ${path} object (the component named by the text page)`);
 }
 
 /** GET /healthz and /readyz (so that SLIs have results), then /metrics/slis, read. */

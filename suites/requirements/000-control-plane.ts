@@ -29,8 +29,8 @@ export const CONTROL_PLANE: readonly Requirement[] = [
   },
   {
     id: '000-2.1-api-version-unrecognized',
-    doc: '000', section: '2.1', sectionTitle: 'Common shape', level: 'SHOULD', source: 'spec',
-    text: 'The server may reject unrecognized `apiVersion` values.',
+    doc: '000', section: '2.1', sectionTitle: 'Common shape', level: 'MUST', source: 'spec',
+    text: 'The server may reject unrecognized `apiVersion` values (a freedom: a write refused is not stored; one taken is stored as a valid object of the endpoint).',
   },
   {
     id: '000-2.1-kind-camel-case',
@@ -39,8 +39,8 @@ export const CONTROL_PLANE: readonly Requirement[] = [
   },
   {
     id: '000-2.1-kind-inferred',
-    doc: '000', section: '2.1', sectionTitle: 'Common shape', level: 'SHOULD', source: 'spec',
-    text: 'The server may infer `kind` from the endpoint.',
+    doc: '000', section: '2.1', sectionTitle: 'Common shape', level: 'MUST', source: 'spec',
+    text: 'The server may infer `kind` from the endpoint (a freedom: an object without it is stored as the endpoint\'s kind, or the write is refused and nothing stored).',
   },
   {
     id: '000-2.1-kind-immutable',
@@ -1290,8 +1290,8 @@ export const CONTROL_PLANE: readonly Requirement[] = [
   },
   {
     id: '000-3.1-new-eviction-resets-conditions',
-    doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'SHOULD', source: 'spec',
-    text: 'When Failed or TargetEvicted is set and a new `Eviction` intent is submitted after an unsuccessful eviction, the conditions may be reset.',
+    doc: '000', section: '3.1', sectionTitle: 'EvictionRequest', level: 'MUST', source: 'spec',
+    text: 'When Failed or TargetEvicted is set and a new `Eviction` intent is submitted after an unsuccessful eviction, the conditions may be reset (a freedom: the controller observes the new intent, and the conditions are reset or kept).',
     surface: 'controllers',
   },
   {
@@ -1938,7 +1938,7 @@ export const CONTROL_PLANE: readonly Requirement[] = [
   {
     id: '000-4.3-continue-unrecognized',
     doc: '000', section: '4.3', sectionTitle: 'Query parameter sets', level: 'SHOULD', source: 'spec',
-    text: 'The server may reject an unrecognized `continue` token.',
+    text: 'The server may reject an unrecognized `continue` token (a freedom: refused, the answer is an error; taken, it is still a list).',
   },
   {
     id: '000-4.3-continue-not-with-watch',
@@ -2169,7 +2169,7 @@ export const CONTROL_PLANE: readonly Requirement[] = [
   {
     id: '000-6-watch-bookmark-object',
     doc: '000', section: '6', sectionTitle: 'Events', level: 'SHOULD', source: 'ground-truth',
-    text: 'A BOOKMARK event\'s object is of the resource\'s own kind with only metadata.resourceVersion meaningful; bookmarks are sent only when allowWatchBookmarks=true.',
+    text: 'A BOOKMARK event\'s object is of the resource\'s own kind with only metadata.resourceVersion meaningful (upstream sends bookmarks only when allowWatchBookmarks=true, which the spec leaves to the server: §4.3).',
   },
   {
     id: '000-6-watch-initial-events',
@@ -2313,7 +2313,7 @@ export const CONTROL_PLANE: readonly Requirement[] = [
   {
     id: '000-7-continue-invalid-token',
     doc: '000', section: '7', sectionTitle: 'Errors', level: 'SHOULD', source: 'ground-truth',
-    text: 'A list with a malformed continue token gets 400 `invalid continue token`.',
+    text: 'A list with a malformed continue token, when refused (the spec lets the server take it: §4.3), gets 400 `invalid continue token`.',
   },
   {
     id: '000-7-continue-expired-body',

@@ -19,6 +19,8 @@ export interface AgentBreakage {
   api?: Breakage;
   /** Rewrites what the agent's HTTPS endpoints answer. */
   endpoints?: Breakage;
+  /** More command-line options of the shared agent (a legal variant's setting, e.g. --checkpoint-default-timeout). */
+  args?: readonly string[];
 }
 
 export interface ProofNode {
@@ -64,7 +66,7 @@ export async function startProofNode(runId: string, breakage: AgentBreakage = {}
       await import('node:fs/promises').then((fs) => fs.writeFile(caFile, target.group.conn.caPem!, { mode: 0o600 }));
       args.push('--ca', caFile);
     }
-    args.push('--api', apiUrl);
+    args.push('--api', apiUrl, ...(breakage.args ?? []));
     const child = spawn('/bin/sh', ['-c', `exec ${agentExec} "$@"`, 'agent', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (b: Buffer) => { out += b.toString(); });

@@ -5,6 +5,8 @@ import { answer, editJson, jsonBody, statusBody, type Breakage, type ProxiedRequ
 const SC = '/apis/storage.orch.io/v1/storageclasses';
 const pathOnly = (r: ProxiedRequest) => r.path.split('?')[0];
 const isCreateSC = (r: ProxiedRequest) => r.method === 'POST' && pathOnly(r) === SC;
+/** Creates whose unrecognized apiVersion a proof rewrote (see api.common.api-version.unrecognized). */
+const unrecognizedTaken = new WeakSet<ProxiedRequest>();
 const isSCItem = (r: ProxiedRequest) => pathOnly(r).startsWith(`${SC}/`);
 const isSCObject = (o: any) => o?.kind === 'StorageClass';
 
@@ -126,15 +128,20 @@ export const controlPlaneBreakages: Record<string, Breakage> = {
   },
 
   // §2.1 apiVersion, kind, namespace and generation
+  // Refuses an object without kind, yet stores it.
   'api.common.kind.inferred': {
-    request: (r) => (isCreateSC(r) && jsonBody(r) && !jsonBody(r).kind ? answer(400, statusBody(400, 'BadRequest', "Object 'Kind' is missing")) : undefined),
+    response: (r, res) => {
+      if (isCreateSC(r) && jsonBody(r) && !jsonBody(r).kind && res.status < 300) Object.assign(res, answer(400, statusBody(400, 'BadRequest', "Object 'Kind' is missing")));
+    },
   },
   'api.common.kind.immutable': {
     // Acknowledges a PUT that changes kind as if it had been stored.
     request: (r) => (r.method === 'PUT' && isSCItem(r) && jsonBody(r)?.kind !== 'StorageClass' ? answer(200, r.body) : undefined),
   },
+  // Takes an unrecognized apiVersion and stores the object, yet answers that it refused it.
   'api.common.api-version.unrecognized': {
-    request: (r) => { if (isCreateSC(r)) editJson(r, (b) => { if (b.apiVersion !== 'storage.orch.io/v1') b.apiVersion = 'storage.orch.io/v1'; }); },
+    request: (r) => { if (isCreateSC(r)) editJson(r, (b) => { if (b.apiVersion === 'storage.orch.io/v9') { b.apiVersion = 'storage.orch.io/v1'; unrecognizedTaken.add(r); } }); },
+    response: (r, res) => { if (unrecognizedTaken.has(r) && res.status < 300) Object.assign(res, answer(400, statusBody(400, 'BadRequest', 'the API version in the data (storage.orch.io/v9) does not match the expected API version (storage.orch.io/v1)'))); },
   },
   'api.metadata.generation.spec-only': {
     // Bumps generation on every write.

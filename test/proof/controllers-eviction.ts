@@ -17,7 +17,9 @@ export const evictionProofs: Readonly<Record<string, ControllerBreakage>> = {
   'api.eviction.target-evicted-condition': { breaks: ['evictionrequest.no-target-evicted'] },
   // A terminal pod the controller does not recognise would still be evicted by the responder: both break.
   'api.eviction.target-terminated-condition': { breaks: ['evictionrequest.terminal-not-detected', 'imperative-eviction.never-evict'] },
-  'api.eviction.new-eviction-resets-conditions': { breaks: ['evictionrequest.no-reset'] },
+  // Reset or kept, the conditions are the controller's choice ("may be reset"); what it cannot skip is
+  // observing the new intent.
+  'api.eviction.new-eviction-resets-conditions': { breaks: ['evictionrequest.stale-observed-generation'] },
   'api.eviction.cancel-responders': { breaks: ['evictionrequest.cancel-leaves-active'] },
   'api.eviction.relationship': { breaks: ['evictionrequest.eviction-per-request'] },
   'api.eviction.requester-label': { breaks: ['evictionrequest.no-requester-label'] },
@@ -37,4 +39,13 @@ export const evictionProofs: Readonly<Record<string, ControllerBreakage>> = {
   'api.eviction.invalid-target.not-found': { breaks: ['evictionrequest.invalid-target-message'] },
   'api.eviction.invalid-target.uid-mismatch': { breaks: ['evictionrequest.invalid-target-message'] },
   'api.eviction.invalid-target.pod-group': { breaks: ['evictionrequest.invalid-target-message'] },
+};
+
+/**
+ * The other permitted outcome of a "may" rule, taken by a switch of the reference's controller: the
+ * case passes against it too (test/proof-controllers.test.ts), strict.
+ */
+export const evictionMayOutcomes: Readonly<Record<string, ControllerBreakage>> = {
+  // Conditions kept after a new intent (no new Eviction while the canceled one stands).
+  'api.eviction.new-eviction-resets-conditions': { breaks: ['evictionrequest.no-reset'] },
 };

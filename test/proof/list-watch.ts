@@ -111,7 +111,8 @@ export const listWatchBreakages: Record<string, Breakage> = {
     request: (r) => (isRoles(r) && isWatch(r) && has(r, 'continue') ? answer(200, { kind: 'RoleList', apiVersion: 'rbac.authorization.orch.io/v1', metadata: {}, items: [] }) : undefined),
   },
   // Takes any continue token (ignoring it).
-  'api.list.continue.invalid-token': { request: (r) => { if (isList(r) && param(r, 'continue') === 'not a token!') editQuery(r, (q) => q.delete('continue')); } },
+  // Neither refused nor answered with a list: a 200 whose body is no list.
+  'api.list.continue.invalid-token': { request: (r) => (isList(r) && param(r, 'continue') === 'not a token!' ? answer(200, statusBody(400, 'BadRequest', 'invalid continue token')) : undefined) },
   // Tokens in another form (not base64url: a version prefix and a colon).
   'api.list.continue.token-format': {
     response: (r, res) => {
@@ -192,8 +193,8 @@ export const listWatchBreakages: Record<string, Breakage> = {
       return JSON.stringify(ev);
     },
   },
-  // Bookmarks to clients that did not ask.
-  'api.watch.bookmark-only-when-allowed': {
+  // Bookmarks to clients that did not ask, before the current objects (the stream must begin with them).
+  'api.watch.bookmarks.unasked': {
     watchLine: (r, line) => (param(r, 'allowWatchBookmarks') === 'false' && parseLine(line)?.type === 'ADDED' ? `${fakeBookmark()}\n${line}` : line),
   },
   // No initial events without a resourceVersion.

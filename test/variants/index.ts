@@ -9,6 +9,7 @@ import { representationVariants } from './representation.js';
 import { transportVariants } from './transport.js';
 import { mayRuleVariants } from './may-rules.js';
 import { errorShapeVariants } from './error-shapes.js';
+import { debugTextVariants } from './debug-text.js';
 
 export const VARIANTS: readonly LegalVariant[] = [
   ...statusCodeVariants,
@@ -19,6 +20,7 @@ export const VARIANTS: readonly LegalVariant[] = [
   ...transportVariants,
   ...mayRuleVariants,
   ...errorShapeVariants,
+  ...debugTextVariants,
 ];
 
 /**
@@ -29,14 +31,16 @@ export const VARIANTS: readonly LegalVariant[] = [
  * limit-ignored (no continue tokens, so the pagination cases skip), which runs alone, and the other
  * pagination freedoms are kept apart from each other. A variant that reads the reference's messages
  * (continue-unrecognized-ignored, api-version-unrecognized-accepted) stands nearer the reference
- * than messages-reworded. `LEGAL_VARIANTS=each` runs every variant alone, to tell which freedom a
+ * than messages-reworded. The error-shape freedoms (error-shapes.ts) change only error answers: a
+ * 422 without causes sits beside reworded messages (a case may then find the field in neither, and
+ * must not need to), a plain 400 and another 404 reason beside the other status-code freedoms, and
+ * error bodies that are no Status at all beside limit-ignored (pagination cases skip there, and no
+ * error answer is a pagination one). `LEGAL_VARIANTS=each` runs every variant alone, to tell which freedom a
  * failure comes from.
  */
 export const VARIANT_RUNS: readonly (readonly string[])[] = [
-  ['continue-unrecognized-ignored', 'api-version-unrecognized-accepted', 'create-200-update-201', 'items-reversed', 'bookmarks-injected', 'messages-reworded'],
-  ['continue-expired-resource-expired', 'kind-required', 'create-202-update-200', 'resource-versions-opaque', 'json-layout-and-extras'],
-  ['limit-fewer-first-chunk-empty', 'connection-close-split-watch', 'slow-100ms'],
-  ['limit-ignored'],
-  ['invalid-as-plain-400', 'not-found-other-reason', 'errors-small-json'],
-  ['invalid-without-causes'],
+  ['continue-unrecognized-ignored', 'api-version-unrecognized-accepted', 'create-200-update-201', 'items-reversed', 'bookmarks-injected', 'messages-reworded', 'invalid-without-causes'],
+  ['continue-expired-resource-expired', 'kind-required', 'bookmarks-unasked', 'create-202-update-200', 'resource-versions-opaque', 'json-layout-and-extras', 'invalid-as-plain-400', 'not-found-other-reason'],
+  ['limit-fewer-first-chunk-empty', 'connection-close-split-watch', 'slow-100ms', 'debug-text-reworded'],
+  ['limit-ignored', 'errors-small-json'],
 ];
