@@ -61,6 +61,12 @@ t.test('the whole suite passes against every legal variant', async (t) => {
       const undeclared = report.cases.filter((c) => c.level === 'MUST' && c.findings?.some((f) => f.level === 'SHOULD' && f.basis === 'upstream') && !DECLARED.has(c.id));
       t.same(undeclared.map((c) => c.id), [], `${label}: every MUST case that recorded upstream findings declares upstreamShape`);
       for (const c of report.cases) if (c.findings?.some((f) => f.basis === 'upstream')) withFindings.add(c.id);
+      // Only upstream's error shape changed (a validation error answered 400): no MUST verdict moves,
+      // and the findings say what differs from upstream, the code first.
+      if (names.includes('invalid-as-plain-400')) {
+        const shaped = report.cases.filter((c) => c.level === 'MUST' && c.findings?.some((f) => f.level === 'SHOULD' && /HTTP code \(upstream's\)/.test(f.message) && f.expected === 'HTTP 422'));
+        t.ok(shaped.length > 0, `${label}: MUST cases answered 400 instead of 422 pass, with a SHOULD finding naming upstream's code (${shaped.length})`);
+      }
       const s = report.summary;
       const freedoms = names.map((n) => `${n}: ${VARIANTS.find((v) => v.name === n)!.freedom}`);
       t.equal(bad.length, 0, `${label}: no case fails or errors; ${s.passed} passed, ${s.warned} warned, ${s.skipped} skipped of ${s.total} in ${seconds}s`, {
