@@ -5,6 +5,14 @@
 // terminating are left alone (their deletion is under way). A failed eviction is retried with
 // exponential backoff, each failure reported as a heartbeat with upstream's message. It never acts on
 // an Eviction whose responder the controller canceled.
+//
+// Mirror pods and DaemonSet pods it must not evict (KEP-4563: "API-initiated eviction of DaemonSet
+// pods and mirror pods is not supported"; the request may still end them by other means): for those
+// it reports completion without evicting, as a responder that steps back does (the KEP's way for a
+// responder to withdraw), so the controller hands on to the next responder, or, with none left,
+// fails the Eviction (spec 000 §3.1: "no responder managed to evict"). Upstream's exact handling of
+// such pods is not in code we could read; staying Active and silent would end the same way, only after
+// the 20-minute heartbeat timeout.
 import { ApiError, isConflict, isNotFound } from '../client/api-client.js';
 import type { Informer } from '../client/informer.js';
 import { WorkQueue } from '../client/workqueue.js';
@@ -23,6 +31,17 @@ import {
 } from './evictionrequest/model.js';
 
 const WORKERS = 5;
+
+/** Upstream's `kubernetes.io/config.mirror`, renamed (the agent's mirror pods carry it; static-pods.ts). */
+const MIRROR_ANNOTATION = 'orch.io/config.mirror';
+
+/** Why this responder must not evict `pod` through the eviction API, or undefined when it may. */
+export function notEvictable(pod: any): string | undefined {
+  if (pod?.metadata?.annotations?.[MIRROR_ANNOTATION] !== undefined) return 'API-initiated eviction of mirror pods is not supported';
+  const owner = (pod?.metadata?.ownerReferences ?? []).find((r: any) => r?.controller === true);
+  if (owner?.kind === 'DaemonSet' && String(owner.apiVersion ?? '').startsWith('apps/')) return 'API-initiated eviction of DaemonSet pods is not supported';
+  return undefined;
+}
 
 export const imperativeEvictionController: ControllerDefinition = {
   name: EVICTOR_NAME,
@@ -82,9 +101,19 @@ export class ImperativeEvictionController implements Controller {
       const anywhere = this.pods.list().find((p) => p.metadata.uid === target.uid);
       if (anywhere) namespace = anywhere.metadata.namespace!;
     }
-    const pod = this.pods.get(namespace, target.name);
+    let pod = this.pods.get(namespace, target.name);
+    // The pods informer may lag behind the Evictions' one: what the target is (a mirror or DaemonSet
+    // pod is declined) must be known before evicting, so a pod the cache does not know is read.
+    if (!pod || pod.metadata.uid !== target.uid) pod = await this.readPod(namespace, target.name);
     // Already terminating: its deletion is under way, there is nothing to evict.
     if (pod && pod.metadata.uid === target.uid && pod.metadata.deletionTimestamp) return;
+    // Not ours to evict: step back without evicting (see the head of this file).
+    const declined = pod && pod.metadata.uid === target.uid ? notEvictable(pod) : undefined;
+    if (declined) {
+      await this.report(ev, { completionTime: nowTime(), message: declined });
+      this.done.add(ev.metadata.uid ?? '');
+      return;
+    }
     try {
       await this.ctx.client.create(`${podItem(namespace, target.name)}/eviction`, {
         apiVersion: 'policy/v1',
@@ -104,6 +133,16 @@ export class ImperativeEvictionController implements Controller {
     if (this.ctx.breaks.has('imperative-eviction.no-progress')) return;
     await this.report(ev, { completionTime: nowTime(), message: '' });
     this.done.add(ev.metadata.uid ?? '');
+  }
+
+  /** The pod from the API; undefined when there is none. */
+  private async readPod(namespace: string, name: string): Promise<any> {
+    try {
+      return await this.ctx.client.get(podItem(namespace, name));
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
   }
 
   /** Writes this responder's own fields of its `status.responders` entry (server-side apply, as itself). */

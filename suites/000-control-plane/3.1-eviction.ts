@@ -12,14 +12,16 @@
 // and skip if the target counted it as evicted before it saw the withdrawals: before the case could
 // withdraw, or (read from the write that made the Eviction final) before the controller had seen
 // them. That race, a grace delay against a slow run, is the target's to win; an Eviction made final
-// after every withdrawal was seen is a failure. Upstream's reasons, messages, names and status
-// fields are SHOULD cases.
+// after every withdrawal was seen is a failure. "No responder managed to evict" is made with a mirror
+// pod (upstream's default responder does not evict those) and observed once every responder of its
+// Eviction finished with the pod still there. Upstream's reasons, messages, names and status fields
+// are SHOULD cases or findings.
 import { defineCase, type Case, type CaseContext } from '../case.js';
 import type { ControlPlanePart } from '../../runner/controllers.js';
 import type { Level } from '../requirements/types.js';
 import { expectEqual, expectObject, expectTrue, fail, show, skip, SUCCESS } from '../verify.js';
 import { holdsFor, waitFor } from '../wait.js';
-import { noteMay } from '../findings.js';
+import { noteMay, upstream } from '../findings.js';
 import type { WatchStream } from '../../runner/client.js';
 
 const GV = 'lifecycle.orch.io/v1alpha1';
@@ -32,6 +34,8 @@ const podPath = (pod: any) => `${podCollection(pod.metadata.namespace)}/${pod.me
 /** The finalizer that keeps a deleted target pod in place (terminating) until the case releases it. */
 const HOLD = 'conformance.example.com/hold';
 const GATE = 'conformance.example.com/never-schedule';
+/** Upstream's `kubernetes.io/config.mirror`, renamed: the annotation that makes a pod a mirror pod. */
+const MIRROR = 'orch.io/config.mirror';
 const IMAGE = 'registry.example.com/conformance/pause:3.10';
 const REQUESTER_A = 'a.conformance.example.com/requester';
 const REQUESTER_B = 'b.conformance.example.com/requester';
@@ -50,15 +54,20 @@ function head(section: '2.5' | '3.1' | '6', level: Level, requirements: string[]
 /**
  * A target pod in `namespace` (default the run's) that no scheduler binds (a scheduling gate) and no
  * agent runs. `hold`: it carries a finalizer of the case's and is deleted at once, so it stays in
- * place, terminating, until `release`.
+ * place, terminating, until `release`. `mirror`: a mirror pod (upstream's annotation), which the
+ * default responder does not evict (KEP-4563: API-initiated eviction of mirror pods is not supported).
  */
-async function targetPod(ctx: CaseContext, o: { hold?: boolean; spec?: Record<string, unknown>; namespace?: string; hint?: string } = {}): Promise<any> {
+async function targetPod(ctx: CaseContext, o: { hold?: boolean; mirror?: boolean; spec?: Record<string, unknown>; namespace?: string; hint?: string } = {}): Promise<any> {
   const ns = o.namespace ?? ctx.namespace;
   const name = ctx.uniqueName(o.hint ?? 'target');
+  // A mirror pod names its node (upstream refuses the annotation without spec.nodeName, and gates
+  // with it): a node that does not exist, so no agent runs or removes it.
+  const placement = o.mirror ? { nodeName: ctx.uniqueName('no-such-node') } : { schedulingGates: [{ name: GATE }] };
+  const annotations = o.mirror ? { annotations: { [MIRROR]: 'conformance' } } : {};
   const body = {
     apiVersion: 'v1', kind: 'Pod',
-    metadata: { name, namespace: ns, labels: { ...ctx.labels }, ...(o.hold ? { finalizers: [HOLD] } : {}) },
-    spec: { containers: [{ name: 'c', image: IMAGE }], schedulingGates: [{ name: GATE }], ...o.spec },
+    metadata: { name, namespace: ns, labels: { ...ctx.labels }, ...annotations, ...(o.hold ? { finalizers: [HOLD] } : {}) },
+    spec: { containers: [{ name: 'c', image: IMAGE }], ...placement, ...o.spec },
   };
   const pod = expectObject(await ctx.api.post(podCollection(ns), body), SUCCESS.create, 'Pod', `creating the target pod ${name}`);
   if (!o.hold) return pod;
@@ -105,6 +114,11 @@ const isTrue = (o: any, type: string) => cond(o, type)?.status === 'True';
 /** TargetEvicted or Failed is True. */
 const settled = (o: any) => isTrue(o, 'TargetEvicted') || isTrue(o, 'Failed');
 const conditionsOf = (o: any) => show(o?.status?.conditions ?? 'no conditions');
+/** Every responder of an Eviction (upstream's status.targetResponders) has finished, none left to run. */
+const respondersFinished = (ev: any) => {
+  const rs = ev?.status?.targetResponders;
+  return Array.isArray(rs) && rs.length > 0 && rs.every((r: any) => ['Completed', 'Interrupted', 'Canceled'].includes(r?.state));
+};
 
 /** Waits until the request's TargetEvicted or Failed is True; gives the request. */
 function waitSettled(ctx: CaseContext, er: any, what: string, timeoutMs = 20_000): Promise<any> {
@@ -133,7 +147,7 @@ async function evictionsServed(ctx: CaseContext): Promise<void> {
  * Waits, on a watch of the namespace's evictions, until `pred` holds for the Evictions whose
  * spec.target.pod.uid is the pod's; gives them (oldest first).
  */
-async function waitEvictions(ctx: CaseContext, pod: any, pred: (evs: any[]) => boolean, what: string, expected: string, timeoutMs = 15_000): Promise<any[]> {
+async function waitEvictions(ctx: CaseContext, pod: any, pred: (evs: any[]) => boolean, what: string, expected: string, timeoutMs = 15_000, onTimeout?: (evs: any[]) => never): Promise<any[]> {
   await evictionsServed(ctx);
   const collection = evictionCollection(pod.metadata.namespace);
   const mine = (o: any) => o?.spec?.target?.pod?.uid === pod.metadata.uid;
@@ -163,6 +177,7 @@ async function waitEvictions(ctx: CaseContext, pod: any, pred: (evs: any[]) => b
       w.close();
     }
   }
+  if (onTimeout) return onTimeout(list());
   return fail(`${what} (within ${timeoutMs / 1000}s)`, expected, show(list().map((e) => ({ name: e.metadata?.name, labels: e.metadata?.labels, status: e.status }))));
 }
 
@@ -403,6 +418,34 @@ export const evictionCases: Case[] = [
         const [got] = await withdrawAll(ctx, pod, [er]);
         expectTrue(isTrue(got, 'Failed'), 'condition Failed of the canceled request', 'status True', conditionsOf(got));
       });
+    },
+  }),
+  defineCase({
+    ...head('3.1', 'MUST', ['000-3.1-failed-condition'], [ERC, EVICTOR]),
+    id: 'api.eviction.failed-no-responder-evicted',
+    title: 'A request whose responders all finished without evicting the target gets condition Failed True from the controller',
+    async run(ctx) {
+      // A mirror pod, which upstream's default responder does not evict. Which responders a target
+      // has, and what they do with a mirror pod, the spec does not say: a target whose responders
+      // evict it, or are still at work when the wait ends, cannot show the rule here, and the case
+      // skips. Responder states are read where upstream keeps them (the Eviction's
+      // status.targetResponders); the verdict is the request's condition Failed.
+      const pod = await targetPod(ctx, { mirror: true, hint: 'mirror' });
+      const er = await request(ctx, pod, REQUESTER_A);
+      const evs = await waitEvictions(ctx, pod, (l) => l.some((e) => respondersFinished(e) || settled(e)),
+        'every responder of the target\'s Eviction finishes', 'an Eviction whose status.targetResponders are all Completed, Interrupted or Canceled', 15_000,
+        (l) => skip(`no Eviction of the mirror pod had every responder finished within 15 s (responders: ${show(l.map((e) => e.status?.targetResponders ?? 'none reported'))}): whether a request nobody managed to evict fails cannot be observed in the case's time`));
+      const ev = evs.find((e) => respondersFinished(e) || settled(e));
+      const now = await ctx.api.get(podPath(pod));
+      if (now.status !== 200 || now.json?.metadata?.uid !== pod.metadata.uid || now.json?.metadata?.deletionTimestamp) {
+        skip(`the target evicted the mirror pod (${now.status === 200 ? 'it is being deleted' : `HTTP ${now.status}`}; Eviction ${ev?.metadata?.name}: ${conditionsOf(ev)}): a request no responder managed to evict cannot be made on this target`);
+      }
+      // Every responder is done (or the Eviction is final) and the pod is still there, not being
+      // deleted: no responder is processing the request and none managed to evict.
+      const got = await waitFor(ctx, erPath(er), (o) => !o.deleted && isTrue(o, 'Failed'),
+        `the request fails once its responders finished without evicting (Eviction ${ev?.metadata?.name}: responders ${show(ev?.status?.targetResponders)}, ${conditionsOf(ev)})`,
+        'condition Failed with status True', 10_000);
+      upstream(() => expectCondition(got, 'Failed', { status: 'True', reason: 'NoFurtherResponder', message: 'All responders have completed without evicting the target' }, 'the request no responder managed to evict'));
     },
   }),
   defineCase({

@@ -29,11 +29,11 @@ async function setup(t: { teardown(fn: () => unknown): void }, o: { breaks?: str
 
 let seq = 0;
 /** A pod no scheduler or agent touches (a scheduling gate); `hold`: it has a finalizer and is deleted (terminating). */
-async function pod(c: ApiClient, o: { hold?: boolean; spec?: Record<string, unknown> } = {}): Promise<any> {
+async function pod(c: ApiClient, o: { hold?: boolean; spec?: Record<string, unknown>; meta?: Record<string, unknown> } = {}): Promise<any> {
   const name = `p${seq++}`;
   const p = await c.create(PODS, {
     apiVersion: 'v1', kind: 'Pod',
-    metadata: { name, ...(o.hold ? { finalizers: [HOLD] } : {}) },
+    metadata: { name, ...o.meta, ...(o.hold ? { finalizers: [HOLD] } : {}) },
     spec: { containers: [{ name: 'c', image: 'img' }], schedulingGates: [{ name: 'test.example.com/never' }], ...o.spec },
   });
   if (o.hold) await c.delete(`${PODS}/${name}`);
@@ -236,6 +236,23 @@ t.test('Eviction validation: TargetEvicted and Failed cannot go back once True',
   t.match(err.body.message, /TargetEvicted condition status cannot be reverted/);
   const target = await c.update(`${EVS}/${ev.metadata.name}`, { ...ev, spec: { target: { pod: { name: 'other', uid: p.metadata.uid } } } }).catch((e) => e);
   t.equal(target.status, 422, 'spec.target is immutable');
+});
+
+t.test('the evictor declines mirror and DaemonSet pods: it completes without evicting, and with no responder left the request fails', async (t) => {
+  const c = await setup(t);
+  const mirror = await pod(c, { meta: { annotations: { 'orch.io/config.mirror': 'hash' } }, spec: { nodeName: 'no-such-node', schedulingGates: undefined } });
+  const owned = await pod(c, { meta: { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid: '00000000-0000-4000-8000-00000000d5d5', controller: true }] } });
+  for (const [p, message] of [[mirror, 'API-initiated eviction of mirror pods is not supported'], [owned, 'API-initiated eviction of DaemonSet pods is not supported']] as const) {
+    const r = await er(c, p, 'example.com/drainer');
+    const done = await until(getER(c, r), (o) => cond(o, 'Failed')?.status === 'True', 'Failed');
+    t.same(brief(done, 'Failed'), ['True', 'NoFurtherResponder', 'All responders have completed without evicting the target']);
+    t.equal(cond(done, 'TargetEvicted')?.status, 'False');
+    const [ev] = await evictionsOf(c, p);
+    t.same(ev.status.targetResponders, [{ name: RESPONDER, priority: 100, state: 'Completed' }]);
+    t.equal(ev.status.responders.find((x: any) => x.name === RESPONDER)?.message, message, 'the responder says why it stepped back');
+    const still = await c.get(`${PODS}/${p.metadata.name}`);
+    t.ok(still.metadata.uid === p.metadata.uid && !still.metadata.deletionTimestamp, 'the pod is not evicted');
+  }
 });
 
 t.test('the evictor retries a failing eviction with backoff, reporting each failure, until it goes through', async (t) => {

@@ -14,6 +14,7 @@ export const evictionProofs: Readonly<Record<string, ControllerBreakage>> = {
   'api.eviction.delete-counts-as-withdrawal': { breaks: ['evictionrequest.deleted-keeps-intent'] },
   'api.eviction.all-removed-evictions-collected': { breaks: ['evictionrequest.no-owner-references'] },
   'api.eviction.failed-condition': { breaks: ['evictionrequest.failed-not-copied'] },
+  'api.eviction.failed-no-responder-evicted': { breaks: ['evictionrequest.no-further-responder-waits'] },
   'api.eviction.target-evicted-condition': { breaks: ['evictionrequest.no-target-evicted'] },
   // A terminal pod the controller does not recognise would still be evicted by the responder: both break.
   'api.eviction.target-terminated-condition': { breaks: ['evictionrequest.terminal-not-detected', 'imperative-eviction.never-evict'] },

@@ -162,7 +162,10 @@ export async function syncEviction(i: EvictionSyncInput): Promise<EvictionSyncRe
         recheck(RESPONDER_HEARTBEAT_TIMEOUT_MS);
       }
     }
-    result = targetResponders.some((r) => r.state === 'Active')
+    // Test-only (breaks): with every responder finished and the pod still there, the Eviction is
+    // left waiting instead of failed.
+    const waiting = targetResponders.some((r) => r.state === 'Active') || i.breaks.has('evictionrequest.no-further-responder-waits');
+    result = waiting
       ? conditions(['False', REASON.awaiting, ''], ['False', REASON.awaiting, ''])
       : conditions(['False', REASON.evictionFailed, ''], ['True', REASON.noFurtherResponder, MESSAGE.noFurtherResponder]);
   }
