@@ -1571,7 +1571,7 @@ export const CONTROL_PLANE: readonly Requirement[] = [
   {
     id: '000-4.2-delete-collection',
     doc: '000', section: '4.2', sectionTitle: 'Operations', level: 'MUST', source: 'spec',
-    text: 'Delete collection: DELETE C with DeleteOptions body and the collection-delete query set; response 200 (a Status for cluster role bindings).',
+    text: 'Delete collection: DELETE C with DeleteOptions body and the collection-delete query set succeeds; the response is shown only for cluster role bindings (200, a Status).',
   },
   {
     id: '000-4.2-list',
@@ -2034,6 +2034,11 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     id: '000-4.3-resource-version-match-recommended',
     doc: '000', section: '4.3', sectionTitle: 'Query parameter sets', level: 'SHOULD', source: 'spec',
     text: '`resourceVersionMatch` is recommended whenever `resourceVersion` is set.',
+  },
+  {
+    id: '000-4.3-resource-version-match-exact',
+    doc: '000', section: '4.3', sectionTitle: 'Query parameter sets', level: 'SHOULD', source: 'ground-truth',
+    text: 'A list with `resourceVersionMatch=Exact` is served at exactly the given resourceVersion (upstream; the spec names only `NotOlderThan`).',
   },
   {
     id: '000-4.3-resource-version-match-values',
