@@ -77,7 +77,8 @@ export interface ExpectedStatus {
    * codes it names (spec 000 §7: "410 ResourceExpired"; "fail with BadRequest": 400), and the
    * fields the error must name ("the error lists all of them"). Without `code` here the verdict is
    * only that the request was refused with an error of the same class as upstream's code (4xx for a
-   * refused write, 5xx for a server fault): the spec states which writes are refused, not how.
+   * refused write, 5xx for a server fault): the spec states which writes are refused, not how. A 404
+   * is HTTP's own "nothing there" and is always the verdict where upstream answers 404.
    */
   spec?: { code?: number | readonly number[]; names?: readonly string[] };
 }
@@ -97,6 +98,9 @@ export function expectStatus(res: ApiResponse, want: ExpectedStatus, what: strin
   const specCodes = want.spec?.code === undefined ? undefined : typeof want.spec.code === 'number' ? [want.spec.code] : want.spec.code;
   if (specCodes) {
     if (!specCodes.includes(res.status)) fail(what, `HTTP ${specCodes.join(' or ')} (the code the spec names)`, summarise(res));
+  } else if (want.code === 404) {
+    // A read that finds nothing is HTTP's 404, whatever the body: "nothing is there" is the check.
+    if (res.status !== 404) fail(what, 'HTTP 404 (nothing there)', summarise(res));
   } else if (codeClass(res.status) !== codeClass(want.code)) {
     fail(what, `an error response (HTTP ${codeClass(want.code)}xx; upstream answers ${want.code})`, summarise(res));
   }

@@ -81,13 +81,26 @@ export function pidCounts(): { max: number; used: number } | undefined {
   return undefined;
 }
 
+/**
+ * Memory available as upstream counts it (capacity minus the working set, which leaves out the page
+ * cache the kernel can drop): the kernel's MemAvailable. os.freemem() is MemFree, which a busy page
+ * cache drives near zero on a machine with plenty to spare, and would report pressure falsely.
+ */
+function memoryAvailable(): number {
+  try {
+    const kb = /^MemAvailable:\s+(\d+) kB$/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1];
+    if (kb) return Number(kb) * 1024;
+  } catch { /* Linux only */ }
+  return os.freemem();
+}
+
 /** One signal's observation: what is available and of how much (the base of a percentage). */
 export interface Observation { available: number; capacity: number }
 
 /** The node's signals now; a signal that cannot be read is left out (its thresholds are not judged). */
 export async function observeSignals(rootDir: string): Promise<Record<string, Observation>> {
   const obs: Record<string, Observation> = {
-    'memory.available': { available: os.freemem(), capacity: os.totalmem() },
+    'memory.available': { available: memoryAvailable(), capacity: os.totalmem() },
   };
   try {
     const s = await statfs(rootDir);

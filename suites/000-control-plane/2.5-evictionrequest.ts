@@ -300,6 +300,7 @@ export const evictionRequestCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.evictionrequest.scope.namespaced',
+    upstreamShape: true,
     title: 'EvictionRequest is namespaced: it lives in the namespace of its path',
     requirements: ['000-2.5-namespaced'],
     async run(ctx) {

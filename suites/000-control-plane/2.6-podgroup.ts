@@ -723,6 +723,7 @@ export const podGroupCases: Case[] = [
     gates: { GenericWorkload: false },
     impact: 'read-only',
     id: 'api.podgroup.api.gated',
+    upstreamShape: true,
     title: 'With GenericWorkload off, the PodGroup API is not served (404, absent from discovery)',
     requirements: ['000-2.6-generic-workload-gate', '000-9-podgroup-version'],
     async run(ctx) {
@@ -736,6 +737,7 @@ export const podGroupCases: Case[] = [
   defineCase({
     ...common,
     id: 'api.podgroup.scope.namespaced',
+    upstreamShape: true,
     title: 'PodGroup is namespaced: it lives in the namespace of its path',
     requirements: ['000-2.6-namespaced'],
     async run(ctx) {

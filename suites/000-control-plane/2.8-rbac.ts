@@ -181,6 +181,7 @@ export const rbacCases: Case[] = [
   // ---- Role
   defineCase({
     ...head(ROLE, 'api.role.scope.namespaced', 'Role is namespaced: it lives in the namespace of its path', ['000-2.8-role-namespaced'], 'MUST'),
+    upstreamShape: true,
     async run(ctx) {
       const r = await createObject(ctx, ROLE);
       expectEqual(r.metadata?.namespace, ctx.namespace, 'metadata.namespace of the created Role');

@@ -42,6 +42,20 @@ async function unparsablePreference(ctx: CaseContext, env: SchedulingEnv): Promi
 }
 const hasCondition = (type: string) => (o: any) => !!conditionOf(o, type);
 
+/**
+ * The gang's PodGroupInitiallyScheduled once the scheduler met the error of its unparsable preferred
+ * affinity. The first report may come from a cycle that has not met it yet (a node not yet in the
+ * scheduler's cache leaves one node to choose, and nothing to score): wait for the error's. A target
+ * that places the pod cannot be provoked this way: the case skips.
+ */
+async function schedulerErrorOf(ctx: CaseContext, pg: any): Promise<any> {
+  const got = await waitFor(ctx, groupPath(ctx, pg.metadata.name), (o) => conditionOf(o, INITIALLY)?.reason === 'SchedulerError' || conditionOf(o, INITIALLY)?.status === 'True',
+    'the scheduler reports the error it meets in the gang\'s preferred node affinity', `${INITIALLY} False, reason SchedulerError`);
+  const c = conditionOf(got, INITIALLY);
+  if (c.status === 'True') skip(`the target's scheduler placed a pod whose preferred node affinity cannot be parsed (${INITIALLY} True): no scheduling error can be provoked on it this way`);
+  return c;
+}
+
 export const schedulingCases: Case[] = [
   defineCase({
     ...MUST, ...s26, ...gated,
@@ -282,12 +296,7 @@ export const schedulingCases: Case[] = [
     async run(ctx) {
       await scheduling(ctx, async (env) => {
         const { pg, pod } = await unparsablePreference(ctx, env);
-        // The first report may come from a cycle that has not met the error yet (a node not yet in the
-        // scheduler's cache leaves one node to choose, and nothing to score): wait for the error's.
-        const got = await waitFor(ctx, groupPath(ctx, pg.metadata.name), (o) => conditionOf(o, INITIALLY)?.reason === 'SchedulerError' || conditionOf(o, INITIALLY)?.status === 'True',
-          'the scheduler reports the error it meets in the gang\'s preferred node affinity', `${INITIALLY} False, reason SchedulerError`);
-        const c = conditionOf(got, INITIALLY);
-        if (c.status === 'True') skip(`the target's scheduler placed a pod whose preferred node affinity cannot be parsed (${INITIALLY} True): no scheduling error can be provoked on it this way`);
+        const c = await schedulerErrorOf(ctx, pg);
         expectEqual([c.status, c.reason], ['False', 'SchedulerError'], `${INITIALLY} of the gang whose preferred node affinity cannot be parsed`);
         await expectUnbound(ctx, pod.metadata.name, 'the pod whose preferred node affinity cannot be parsed is not bound');
       });
@@ -301,10 +310,7 @@ export const schedulingCases: Case[] = [
     async run(ctx) {
       await scheduling(ctx, async (env) => {
         const { pg, pod } = await unparsablePreference(ctx, env);
-        const got = await waitFor(ctx, groupPath(ctx, pg.metadata.name), (o) => conditionOf(o, INITIALLY)?.reason === 'SchedulerError' || conditionOf(o, INITIALLY)?.status === 'True',
-          'the scheduler reports the error it meets in the gang\'s preferred node affinity', `${INITIALLY} False, reason SchedulerError`);
-        const c = conditionOf(got, INITIALLY);
-        if (c.status === 'True') skip(`the target's scheduler placed a pod whose preferred node affinity cannot be parsed (${INITIALLY} True): no scheduling error can be provoked on it this way`);
+        const c = await schedulerErrorOf(ctx, pg);
         const prefix = 'failed to schedule other pod from a pod group: ';
         expectTrue(typeof c.message === 'string' && c.message.startsWith(prefix) && c.message.length > prefix.length, `${INITIALLY} message of the gang in error`, `${show(prefix)} and the error`, show(c.message));
         const p = await waitFor(ctx, podPath(ctx, pod.metadata.name), (o) => conditionOf(o, 'PodScheduled')?.reason === 'SchedulerError' || !!o?.spec?.nodeName,

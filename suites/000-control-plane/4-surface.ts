@@ -155,6 +155,7 @@ export const surfaceCases: Case[] = [
 
   defineCase({
     ...head(RESOURCE_QUOTA, '4.1', 'api.path-parameters.namespace-required', 'The namespace path parameter is required: no create without a namespace, none with an empty one', ['000-4.1-path-parameters'], 'MUST'),
+    upstreamShape: true,
     async run(ctx) {
       // A body that names a namespace, so that a server falling back to it would create the object.
       const body = newObject(ctx, RESOURCE_QUOTA);

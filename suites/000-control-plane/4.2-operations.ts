@@ -144,6 +144,7 @@ function deleteCase(k: ResourceKind): Case {
     : ['delete', '000-1-operations-every-resource', 'MUST', 'delete succeeds, and the object is gone'] as const;
   return defineCase({
     ...op(k, id, requirement, level, title),
+    upstreamShape: true,
     async run(ctx) {
       const o = await createObject(ctx, k);
       const path = itemPath(k, ctx.namespace, o.metadata.name);
@@ -165,6 +166,7 @@ function deleteCase(k: ResourceKind): Case {
 function deleteCollectionCase(k: ResourceKind): Case {
   return defineCase({
     ...op(k, 'delete-collection', '000-4.2-delete-collection', 'MUST', 'delete collection (in a namespace of the case\'s own) succeeds and removes every object'),
+    upstreamShape: true,
     // It creates a namespace, so that the delete cannot reach anyone else's objects, nor other cases'.
     impact: 'cluster-scoped',
     async run(ctx) {

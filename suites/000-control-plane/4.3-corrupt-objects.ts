@@ -43,6 +43,7 @@ export const corruptObjectCases: Case[] = [
     spec: { doc: '000', section: '4.3' },
     level: 'MUST',
     id: 'api.delete.ignore-store-read-error.unsafe-delete',
+    upstreamShape: true,
     title: 'A corrupt object that a normal delete cannot remove is removed by DELETE with ignoreStoreReadErrorWithClusterBreakingPotential=true',
     requirements: ['000-4.3-ignore-store-read-error-unsafe-delete'],
     async run(ctx) {

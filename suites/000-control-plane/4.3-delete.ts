@@ -527,6 +527,7 @@ export const deleteCases: Case[] = [
     spec: s43,
     level: 'MUST',
     id: 'api.delete.collection.label-selector',
+    upstreamShape: true,
     title: 'Delete collection with labelSelector deletes the selected objects only',
     requirements: ['000-4.3-collection-delete-label-selector', '000-4.3-label-selector'],
     async run(ctx) {
@@ -542,6 +543,7 @@ export const deleteCases: Case[] = [
     spec: s43,
     level: 'MUST',
     id: 'api.delete.collection.label-selector-cluster-scoped',
+    upstreamShape: true,
     title: 'Delete collection of a cluster-scoped kind with labelSelector deletes the selected objects only',
     requirements: ['000-4.3-collection-delete-label-selector', '000-4.3-label-selector'],
     async run(ctx) {
@@ -556,6 +558,7 @@ export const deleteCases: Case[] = [
     spec: s43,
     level: 'MUST',
     id: 'api.delete.collection.field-selector',
+    upstreamShape: true,
     title: 'Delete collection with fieldSelector deletes the selected objects only',
     requirements: ['000-4.3-collection-delete-field-selector', '000-4.3-field-selector'],
     async run(ctx) {

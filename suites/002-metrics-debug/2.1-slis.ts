@@ -92,6 +92,7 @@ export const sliCases: Case[] = everyComponent([
   defineCase({
     ...common,
     id: 'debug.slis.alpha-help',
+    upstreamShape: true,
     title: 'The help texts of orch_healthcheck and orch_healthchecks_total are alpha-labelled',
     requirements: ['002-2.1-alpha-help-text'],
     level: 'MUST',
