@@ -3,12 +3,7 @@
 // to show that each agent case fails against an agent broken in its rule and passes against the real
 // one. Nothing else sets it. A name no code checks breaks nothing, and the proof that uses it then
 // fails (its case passes against the "broken" agent), so a typo cannot make a proof vacuous.
-const ENV = 'ORCH_CONFORMANCE_AGENT_BREAK';
+import { switchesFrom } from '../test-switches.js';
 
-let active: ReadonlySet<string> | undefined;
-
-/** True when the test-only breakage `name` is on in this process. */
-export function broken(name: string): boolean {
-  active ??= new Set((process.env[ENV] ?? '').split(',').map((s) => s.trim()).filter(Boolean));
-  return active.has(name);
-}
+/** True when the test-only breakage `name` is on in this process (ORCH_CONFORMANCE_AGENT_BREAK). */
+export const broken = switchesFrom('ORCH_CONFORMANCE_AGENT_BREAK');

@@ -135,7 +135,12 @@ export class PressureTracker {
   constructor(private readonly thresholds: readonly Threshold[], private readonly transitionPeriodMs: number, private readonly rootDir: string) {}
 
   async pressure(now = Date.now()): Promise<Record<Pressure, boolean>> {
-    const met = thresholdsMet(this.thresholds, await observeSignals(this.rootDir));
+    return this.assess(await observeSignals(this.rootDir), now);
+  }
+
+  /** The pressure conditions given the node's signals now (observeSignals), for a caller that reads them anyway. */
+  assess(obs: Readonly<Record<string, Observation>>, now = Date.now()): Record<Pressure, boolean> {
+    const met = thresholdsMet(this.thresholds, obs);
     for (const signal of met) this.lastMet.set(SIGNALS[signal]!, now);
     const on = (p: Pressure) => {
       const t = this.lastMet.get(p);

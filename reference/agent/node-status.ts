@@ -5,7 +5,6 @@
 // computed every nodeStatusUpdateFrequency and written when it changed or when nodeStatusReportFrequency
 // has passed since the last write; lastTransitionTime moves only when a condition's status changes.
 // The pressure conditions come from the eviction thresholds of the configuration (eviction.ts).
-import { statfs } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { PACKAGE_VERSION } from '../package-version.js';
@@ -13,7 +12,7 @@ import { isAlreadyExists, isNotFound, type ApiClient } from '../client/api-clien
 import type { Runtime, RuntimeCondition } from './runtime.js';
 import { broken } from './breaks.js';
 import { GATES_1_37 } from '../features.js';
-import { DEFAULT_EVICTION_HARD, parseEvictionHard, PressureTracker, type Pressure } from './eviction.js';
+import { DEFAULT_EVICTION_HARD, observeSignals, parseEvictionHard, PressureTracker, type Pressure } from './eviction.js';
 
 /** Where the node's process figures are read (the stats collector reads them too). */
 export { pidCounts } from './eviction.js';
@@ -272,12 +271,11 @@ export class NodeStatusManager {
   }
 
   private async machine(): Promise<{ capacity: Record<string, string>; pressure: Record<Pressure, boolean> }> {
-    let storage = 0;
-    try {
-      const s = await statfs(this.o.rootDir);
-      storage = s.blocks * s.bsize;
-    } catch { /* root dir not there yet: report 0 */ }
-    const pressure = await this.pressure.pressure();
+    // One read of the node's signals serves both: the root dir's filesystem is the node's ephemeral
+    // storage (0 while the root dir is not there yet) and nodefs.available's base.
+    const signals = await observeSignals(this.o.rootDir);
+    const storage = signals['nodefs.available']?.capacity ?? 0;
+    const pressure = this.pressure.assess(signals);
     return {
       capacity: {
         cpu: String(os.availableParallelism()),

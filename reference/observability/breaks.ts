@@ -9,12 +9,7 @@
 //                           bucket limit's reduction really runs.
 //   native-no-bucket-limit  native histograms never reduce their resolution: the §8 limit of 160
 //                           buckets is not kept.
-const ENV = 'ORCH_CONFORMANCE_METRICS_BREAK';
+import { switchesFrom } from '../test-switches.js';
 
-let active: ReadonlySet<string> | undefined;
-
-/** True when the test-only switch `name` is on in this process. */
-export function broken(name: string): boolean {
-  active ??= new Set((process.env[ENV] ?? '').split(',').map((s) => s.trim()).filter(Boolean));
-  return active.has(name);
-}
+/** True when the test-only breakage `name` is on in this process (ORCH_CONFORMANCE_METRICS_BREAK). */
+export const broken = switchesFrom('ORCH_CONFORMANCE_METRICS_BREAK');
