@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { criClient, type CriClient } from '../mocks/cri/proto.js';
+import { criClient, type CriClient } from '../cri/proto.js';
 import { ApiClient, type Watch } from '../reference/client/api-client.js';
 import { positiveInt, printTable, quantile } from './report.js';
 

@@ -13,7 +13,7 @@ import { Agent as HttpsAgent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { criClient } from '../mocks/cri/proto.js';
+import { criClient } from '../cri/proto.js';
 import { startMockCri } from '../mocks/cri/server.js';
 import { ApiClient } from '../reference/client/api-client.js';
 import { startAgent } from '../reference/agent/agent.js';

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
-import { criClient, loadCri, unixTarget, type CriClient } from '../mocks/cri/proto.js';
+import { criClient, loadCri, unixTarget, type CriClient } from '../cri/proto.js';
 import { startMockCri } from '../mocks/cri/server.js';
 import { printTable, quantile } from './report.js';
 

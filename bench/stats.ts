@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Agent, fetch } from 'undici';
-import { criClient, type CriClient } from '../mocks/cri/proto.js';
+import { criClient, type CriClient } from '../cri/proto.js';
 import { startAgent, type RunningAgent } from '../reference/agent/agent.js';
 import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../reference/agent/runtime.js';
 import { FeatureGates } from '../reference/features.js';

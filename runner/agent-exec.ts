@@ -26,7 +26,7 @@ import type { MockCri } from '../mocks/cri/server.js';
  * runs with agent cases, not for every start of the CLI (`list`, API-only runs).
  */
 export const loadMockCri = () => import('../mocks/cri/server.js');
-export const loadCriClient = () => import('../mocks/cri/proto.js');
+export const loadCriClient = () => import('../cri/proto.js');
 
 export interface LaunchOptions {
   /** Flags after the contract's own (e.g. `--config-dir`, `--lock-file`). */

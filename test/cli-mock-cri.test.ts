@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN } from './helpers/serve.js';
-import { criClient } from '../mocks/cri/proto.js';
+import { criClient } from '../cri/proto.js';
 
 function controlGet(socketPath: string, path: string): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tar from 'tar';
 import { containerdUnavailable, startContainerd, type RunningContainerd } from './helpers/containerd.js';
-import { criClient, type CriClient } from '../mocks/cri/proto.js';
+import { criClient, type CriClient } from '../cri/proto.js';
 import { startMockCri } from '../mocks/cri/server.js';
 
 // ------------------------------------------------------------------------------------------------

@@ -21,9 +21,8 @@
 // Every request is checked in full before anything changes, so bad input never leaves the runtime
 // half-changed; a 500 means a bug in the mock, and its state is left as it was.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect } from 'node:net';
-import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { chmod, lstat, unlink } from 'node:fs/promises';
+import { prepareSocketPath } from '../../cri/unix-socket.js';
 import { CRI_RPCS, FaultSpecError, type CallLog, type FaultSpec, type Faults } from './faults.js';
 
 /** What the control API drives; CORE's runtime implements it. */
@@ -57,8 +56,6 @@ class BadRequest extends Error {}
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Past this much of an oversized body, the connection is cut instead of read to the end. */
 const MAX_DISCARD_BYTES = 8 * MAX_BODY_BYTES;
-/** sockaddr_un.sun_path holds 108 bytes including the terminating NUL on Linux. */
-const MAX_SOCKET_PATH_BYTES = 107;
 const MAX_ID_CHARS = 512;
 const MAX_TEXT_CHARS = 4096;
 
@@ -384,43 +381,6 @@ async function handle(req: IncomingMessage, res: ServerResponse, table: Route[])
     return sendError(res, 500, `internal error: ${(err as Error)?.message ?? String(err)}`);
   }
   send(res, reply.status, reply.body);
-}
-
-/** True when a server accepts connections at `path` (a live socket must not be replaced). */
-function socketIsLive(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect(path);
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', (err: NodeJS.ErrnoException) => {
-      s.destroy();
-      // Refused or gone: nobody listens. Anything else (EACCES...): assume somebody does.
-      resolve(!(err.code === 'ECONNREFUSED' || err.code === 'ENOENT'));
-    });
-  });
-}
-
-/** Creates the socket's directory (0700) if missing and removes a stale socket left by a dead process.
- *  Refuses to touch a path that is not a socket, or a socket something still listens on. */
-export async function prepareSocketPath(socketPath: string): Promise<string> {
-  const abs = resolve(socketPath);
-  if (Buffer.byteLength(abs) > MAX_SOCKET_PATH_BYTES) {
-    throw new Error(`socket path ${abs} is longer than the ${MAX_SOCKET_PATH_BYTES} bytes a unix socket address holds`);
-  }
-  await mkdir(dirname(abs), { recursive: true, mode: 0o700 });
-  let st;
-  try {
-    st = await lstat(abs);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return abs;
-    throw err;
-  }
-  if (!st.isSocket()) throw new Error(`${abs} exists and is not a socket: refusing to replace it`);
-  if (await socketIsLive(abs)) throw new Error(`${abs} is in use: another server listens on it`);
-  await unlink(abs);
-  return abs;
 }
 
 /** HTTP/1.1 JSON over a unix socket (0600 in a 0700 dir), serving the routes listed at the top. */

@@ -6,7 +6,7 @@ import * as grpc from '@grpc/grpc-js';
 import { CriError } from './state.js';
 import { imageInfo, imageMessage, type ImageStore } from './images.js';
 import { LIST_STREAMING_WHY, streamNotImplemented, unary, type ServiceDeps } from './runtime-service.js';
-import type { ImageSpec } from './proto.js';
+import type { ImageSpec } from '../../cri/proto.js';
 
 export function imageServiceHandlers(deps: Pick<ServiceDeps, 'faults' | 'calls'> & { images: ImageStore }): grpc.UntypedServiceImplementation {
   const store = deps.images;

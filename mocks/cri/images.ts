@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { nowNs } from './clock.js';
 import { CriError } from './state.js';
-import type { ImageMsg } from './proto.js';
+import type { ImageMsg } from '../../cri/proto.js';
 
 /** Default images: small, common, and between them every form of image user (none, numeric, named). */
 export const DEFAULT_IMAGES: readonly CatalogueEntry[] = [

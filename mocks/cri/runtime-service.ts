@@ -10,7 +10,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type {
   ContainerEventMsg, ContainerStatusMsg, Labels, LinuxContainerResources, PodSandboxStatusMsg,
-} from './proto.js';
+} from '../../cri/proto.js';
 import { nowNs } from './clock.js';
 import { CriError, RUNTIME_HANDLERS, seccompView, type ContainerRecord, type Runtime, type RuntimeEvent, type SandboxRecord } from './state.js';
 import { imageUser } from './images.js';

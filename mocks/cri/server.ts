@@ -6,13 +6,14 @@ import { chmod, lstat, mkdir, mkdtemp, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { loadCri, MAX_MESSAGE_BYTES } from './proto.js';
+import { loadCri, MAX_MESSAGE_BYTES } from '../../cri/proto.js';
 import { ImageStore, parseReference } from './images.js';
 import { CriError, Runtime } from './state.js';
 import { runtimeService } from './runtime-service.js';
 import { imageServiceHandlers } from './image-service.js';
 import { CallLog, Faults } from './faults.js';
-import { NotFoundError, prepareSocketPath, startControlServer, type MockCriControl } from './control.js';
+import { NotFoundError, startControlServer, type MockCriControl } from './control.js';
+import { prepareSocketPath } from '../../cri/unix-socket.js';
 
 export interface MockCriOptions {
   /** Unix socket path for the CRI gRPC services (parent dir created 0700; socket chmod 0600). */

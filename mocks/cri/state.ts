@@ -17,7 +17,7 @@ import * as grpc from '@grpc/grpc-js';
 import type {
   ContainerConfig, ContainerEventTypeName, ContainerMetadata, ContainerStateName, ImageSpec, LinuxContainerResources,
   PodSandboxConfig, PodSandboxMetadata, PodSandboxStateName, ProfileTypeName, SecurityProfile,
-} from './proto.js';
+} from '../../cri/proto.js';
 import { ImageStore, formatReference, parseReference, type ImageRecord } from './images.js';
 import { CriLogWriter, SimProcess, execSync as runExec, isAborted, UnknownProgramError, type ExecResult, type ExitInfo } from './process.js';
 import { loadLocalhostProfile, SeccompProfileError } from './seccomp.js';

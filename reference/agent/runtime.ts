@@ -1,7 +1,7 @@
 // The agent's view of its container runtime: the CRI RPCs it uses, over the project's CRI client
 // (mocks/cri/proto.ts, which loads the real runtime.v1 api.proto and talks to any CRI endpoint). Keeps
 // the wire conventions in one place: int64 as decimal strings, env values as bytes, labels naming the pod.
-import { criClient, type CriClient } from '../../mocks/cri/proto.js';
+import { criClient, type CriClient } from '../../cri/proto.js';
 import { broken } from './breaks.js';
 import type { FilesystemUsageMsg, MetricDescriptorMsg, PodSandboxMetricsMsg, PodSandboxStatsMsg } from './stats/cri-types.js';
 

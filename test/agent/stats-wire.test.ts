@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Agent, fetch } from 'undici';
 import * as grpc from '@grpc/grpc-js';
 import { startMockCri, type MockCri } from '../../mocks/cri/server.js';
-import { criClient } from '../../mocks/cri/proto.js';
+import { criClient } from '../../cri/proto.js';
 import { startAgent, type RunningAgent } from '../../reference/agent/agent.js';
 import { LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID, Runtime } from '../../reference/agent/runtime.js';
 import { FeatureGates } from '../../reference/features.js';

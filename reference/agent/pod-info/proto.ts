@@ -1,10 +1,10 @@
 // The pod info service's wire definitions (pods.proto beside this file), loaded with protobufjs
-// (../../grpc-services.ts) for the agent that serves them and for the suite's client. Loaded on first use:
+// (cri/grpc-services.ts) for the agent that serves them and for the suite's client. Loaded on first use:
 // importing this module costs nothing until a socket is served or called.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
-import { loadServices, type ProtoOptions } from '../../grpc-services.js';
+import { loadServices, type ProtoOptions } from '../../../cri/grpc-services.js';
 
 export { EVENT_TYPES, FIELD_MASK_KEY, PODS_SERVICE, type PodEventType } from './names.js';
 

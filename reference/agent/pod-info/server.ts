@@ -11,7 +11,7 @@
 import { chmod, lstat, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { prepareSocketPath } from '../../../mocks/cri/control.js';
+import { prepareSocketPath } from '../../../cri/unix-socket.js';
 import { broken } from '../breaks.js';
 import { applyFieldMask, fieldMaskOf, FieldMaskError } from './field-mask.js';
 import { FIELD_MASK_KEY, loadPods, type PodEventType } from './proto.js';

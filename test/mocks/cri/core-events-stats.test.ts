@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { list as tarList } from 'tar';
 import { startMockCri } from '../../../mocks/cri/server.js';
-import type { CriClient } from '../../../mocks/cri/proto.js';
+import type { CriClient } from '../../../cri/proto.js';
 import { CHECKPOINT_ENTRIES } from '../../../mocks/cri/checkpoint.js';
 import { failure, startCri } from './helpers.js';
 

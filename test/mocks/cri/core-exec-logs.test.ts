@@ -4,7 +4,7 @@ import t, { type Test } from 'tap';
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import type { CriClient } from '../../../mocks/cri/proto.js';
+import type { CriClient } from '../../../cri/proto.js';
 import { parseScript } from '../../../mocks/cri/process.js';
 import { failure, startCri, waitState } from './helpers.js';
 

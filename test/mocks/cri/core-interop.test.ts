@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import { startMockCri, type MockCriOptions } from '../../../mocks/cri/server.js';
-import { apiProtoPath, criClient, loadCri, unixTarget } from '../../../mocks/cri/proto.js';
+import { apiProtoPath, criClient, loadCri, unixTarget } from '../../../cri/proto.js';
 import { CRI_RPCS, IMAGE_SERVICE_RPCS, RUNTIME_SERVICE_RPCS } from '../../../mocks/cri/faults.js';
 import { failure, startCri } from './helpers.js';
 

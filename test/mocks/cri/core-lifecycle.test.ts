@@ -5,7 +5,7 @@ import t, { type Test } from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import type { CriClient } from '../../../mocks/cri/proto.js';
+import type { CriClient } from '../../../cri/proto.js';
 import { NotFoundError } from '../../../mocks/cri/control.js';
 import { failure, startCri, waitState } from './helpers.js';
 

@@ -12,7 +12,7 @@ import {
   type FaultSpec,
 } from '../../../mocks/cri/faults.js';
 import { rfc3339Nano } from '../../../mocks/cri/clock.js';
-import { loadCri } from '../../../mocks/cri/proto.js';
+import { loadCri } from '../../../cri/proto.js';
 
 const UNAVAILABLE = 14;
 const INTERNAL = 13;

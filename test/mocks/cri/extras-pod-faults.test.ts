@@ -1,7 +1,7 @@
 // Faults kept to one pod (FaultSpec.pod): cases that share one runtime fault only their own pod's
 // calls; and removing one fault by id through the control API.
 import t from 'tap';
-import type { CriClient } from '../../../mocks/cri/proto.js';
+import type { CriClient } from '../../../cri/proto.js';
 import { failure, startCri } from './helpers.js';
 
 const pod = (name: string, namespace = 'ns1') => ({ metadata: { name, uid: `uid-${name}`, namespace, attempt: 0 }, hostname: name });

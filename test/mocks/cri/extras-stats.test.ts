@@ -2,7 +2,7 @@
 // api.proto says (checked by a round trip through the project's .proto), metrics labelled in the
 // order their descriptors give.
 import t from 'tap';
-import { loadCri } from '../../../mocks/cri/proto.js';
+import { loadCri } from '../../../cri/proto.js';
 import {
   BASE_LABEL_KEYS,
   DEFAULT_MEMORY_LIMIT,

@@ -5,7 +5,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { criClient, type CriClient } from '../../../mocks/cri/proto.js';
+import { criClient, type CriClient } from '../../../cri/proto.js';
 import { startMockCri, type MockCriOptions } from '../../../mocks/cri/server.js';
 
 /** A mock (pulls take 5 ms) in a fresh directory, and a client over its socket. */

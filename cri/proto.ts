@@ -1,5 +1,6 @@
-// The CRI (runtime.v1) wire definitions for the mock runtime and its clients: loads the project's own
-// api.proto (reference/grpc-services.ts: protobufjs, the services only), and offers a small promisified client (criClient) that the tests and
+// The CRI (runtime.v1) wire definitions, shared by every side of the CRI here: the mock runtime (a
+// server), the reference agent (a client) and the suites and tests (clients): loads the project's own
+// api.proto (cri/grpc-services.ts: protobufjs, the services only), and offers a small promisified client (criClient) that the tests and
 // suites use to talk to any CRI endpoint (the mock, containerd) over a unix socket.
 //
 // Loading options are part of the contract with every module here: names keep their proto spelling
@@ -8,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
-import { loadServices, type ProtoOptions } from '../../reference/grpc-services.js';
+import { loadServices, type ProtoOptions } from './grpc-services.js';
 
 export const LOADER_OPTIONS: ProtoOptions = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
 
@@ -20,12 +21,12 @@ export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
  * so look beside the module first (a packaging step may copy it there), then in the source tree.
  */
 export function apiProtoPath(): string {
-  const candidates = [new URL('./api.proto', import.meta.url), new URL('../../../mocks/cri/api.proto', import.meta.url)];
+  const candidates = [new URL('./api.proto', import.meta.url), new URL('../../cri/api.proto', import.meta.url)];
   for (const c of candidates) {
     const p = fileURLToPath(c);
     if (existsSync(p)) return p;
   }
-  throw new Error(`mocks/cri/api.proto not found (looked at ${candidates.map((c) => fileURLToPath(c)).join(', ')})`);
+  throw new Error(`cri/api.proto not found (looked at ${candidates.map((c) => fileURLToPath(c)).join(', ')})`);
 }
 
 export interface CriDefinitions {
