@@ -40,11 +40,12 @@ export interface VariantTarget {
 }
 
 /**
- * Starts a variant in front of `upstream`. It serves HTTPS when the upstream does, with a
- * certificate from reference/tls.ts, so that the HTTPS rules (spec 002 §1) still hold.
+ * Starts a variant in front of `upstream`. It serves HTTPS when the upstream does (or as `serveTls`
+ * says), with a certificate from reference/tls.ts, so that the HTTPS rules (spec 002 §1) still hold
+ * where the run connects.
  */
-export async function startVariantTarget(upstream: string, variant: LegalVariant, opts: { caPem?: string; facts?: TargetFacts } = {}): Promise<VariantTarget> {
-  const tls = upstream.startsWith('https:') ? processSelfSigned('127.0.0.1') : undefined;
+export async function startVariantTarget(upstream: string, variant: LegalVariant, opts: { caPem?: string; facts?: TargetFacts; serveTls?: boolean } = {}): Promise<VariantTarget> {
+  const tls = (opts.serveTls ?? upstream.startsWith('https:')) ? processSelfSigned('127.0.0.1') : undefined;
   const agent = upstream.startsWith('https:') ? new HttpsAgent({ keepAlive: true, timeout: 4_000, ...(opts.caPem ? { ca: opts.caPem } : {}) }) : new HttpAgent({ keepAlive: true, timeout: 4_000 });
   const ctx: VariantContext = { facts: opts.facts ?? {}, forward: (req) => forward(upstream, req, agent) };
   const counted = counting(variant.hooks(ctx));
