@@ -177,7 +177,8 @@ await yargs(hideBin(process.argv))
     .option('control', { type: 'string', describe: 'Unix socket for the control API (HTTP+JSON: faults, container events, call log, reset)' })
     .option('root', { type: 'string', describe: 'State directory (default: a fresh private temporary directory)' })
     .option('seccomp-dir', { type: 'string', describe: 'Where Localhost seccomp profiles must be (default <root>/seccomp)' })
-    .option('images', { type: 'string', array: true, describe: 'Images present at start and pullable, besides the default set: name[:tag],... (repeatable)' })
+    .option('images', { type: 'string', array: true, describe: 'Images present at start and pullable, besides the default set: ref[,tag=ref2][,digest=sha256:...][,user=1002][,size=bytes],ref3,... (repeatable)' })
+    .option('images-file', { type: 'string', describe: 'YAML or JSON file: a list of image declarations {tags, digests, user, size}, declared as with --images' })
     .epilog('Prints "cri: unix://<socket>" and, with --control, "control: <path>" once ready; runs until SIGINT or SIGTERM and removes its sockets. Exit codes: 0 stopped by a signal; 2 bad usage or cannot start.'),
   (argv) => exitWith(import('./commands/mock-cri.js').then((m) => m.cmdMockCri(argv as any))))
   .command('agent', 'Start the reference node agent: registers its Node and runs the pods bound to it through a CRI runtime', (y) => y

@@ -8,18 +8,23 @@
 // is a mock bug and fails the test.
 //
 // Images: containerd must not pull, so the test builds a tiny image archive itself and imports it with
-// `ctr` into the CRI namespace (no registry involved); the mock is preloaded with the same name.
+// `ctr` into the CRI namespace (no registry involved); the mock is preloaded with the same name and the
+// same config User. The image holds /bin/sleep (with the libraries it links) so that it can also be the
+// sandbox (pause) image: CreateContainer's security-context checks need a running sandbox, which the
+// test runs with the host network (no CNI).
 //
 // Without root or containerd the test is skipped with the reason, except in CI (`CI` set), where it
 // must run and fails instead.
 import t, { type Test } from 'tap';
 import * as grpc from '@grpc/grpc-js';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as tar from 'tar';
-import { containerdUnavailable, startContainerd, type RunningContainerd } from './helpers/containerd.js';
+import { containerdUnavailable, SANDBOX_IMAGE, startContainerd, type RunningContainerd } from './helpers/containerd.js';
 import { criClient, type CriClient } from '../cri/proto.js';
 import { startMockCri } from '../mocks/cri/server.js';
 
@@ -109,23 +114,45 @@ const IMAGE_REPO = 'docker.io/library/orch-probe';
 
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
+/** The image config's User: numeric with a group, so both runtimes resolve it alike without files. */
+const IMAGE_USER = '1000:1000';
+
+/**
+ * The host's /bin/sleep and the shared libraries it loads (from `ldd`), as paths to copy into the
+ * image so that it runs as a sandbox; undefined when they cannot be found here.
+ */
+function sleepAndLibraries(): string[] | undefined {
+  const ldd = spawnSync('ldd', ['/bin/sleep'], { encoding: 'utf8', timeout: 10_000 });
+  if (ldd.status !== 0) return undefined;
+  const libs = [...ldd.stdout.matchAll(/(\/\S+) \(0x[0-9a-f]+\)/g)].map((m) => m[1]!);
+  const files = ['/bin/sleep', ...libs];
+  return files.every((f) => existsSync(f)) ? files : undefined;
+}
+
 /**
  * Writes a Docker image archive (the `docker save` layout `ctr images import` reads): one layer
- * holding /etc/passwd, a config whose User is numeric (so the image reports a uid), a manifest.json
- * naming IMAGE. Returns the archive's path.
+ * holding /etc/passwd and, when the host has them, /bin/sleep with its libraries; a config whose User
+ * is numeric (so the image reports a uid) and whose entrypoint sleeps; a manifest.json naming IMAGE.
+ * Returns the archive's path and whether the image can run.
  */
-async function writeImageArchive(dir: string): Promise<string> {
+async function writeImageArchive(dir: string): Promise<{ archive: string; runnable: boolean }> {
   const root = join(dir, 'rootfs');
   await mkdir(join(root, 'etc'), { recursive: true });
   await writeFile(join(root, 'etc', 'passwd'), 'root:x:0:0:root:/root:/bin/sh\nprobe:x:1000:1000::/:/bin/sh\n');
+  const binaries = sleepAndLibraries();
+  for (const f of binaries ?? []) {
+    await mkdir(join(root, dirname(f)), { recursive: true });
+    await copyFile(f, join(root, f));
+  }
+  const top = ['etc', ...new Set((binaries ?? []).map((f) => f.split('/')[1]!))];
   const layerTmp = join(dir, 'layer.tar');
-  await tar.c({ cwd: root, file: layerTmp, portable: true, noMtime: true }, ['etc']);
+  await tar.c({ cwd: root, file: layerTmp, portable: true, noMtime: true }, top);
   const layerDigest = sha256(await readFile(layerTmp));
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
   const config = JSON.stringify({
     architecture: arch,
     os: 'linux',
-    config: { User: '1000', Cmd: ['/bin/sh'] },
+    config: { User: IMAGE_USER, Entrypoint: ['/bin/sleep'], Cmd: ['infinity'] },
     rootfs: { type: 'layers', diff_ids: [`sha256:${layerDigest}`] },
   });
   const configName = `${sha256(config)}.json`;
@@ -136,7 +163,7 @@ async function writeImageArchive(dir: string): Promise<string> {
   await writeFile(join(staging, 'manifest.json'), JSON.stringify([{ Config: configName, RepoTags: [IMAGE], Layers: [`${layerDigest}/layer.tar`] }]));
   const archive = join(dir, 'orch-probe.tar');
   await tar.c({ cwd: staging, file: archive, portable: true }, ['manifest.json', configName, layerDigest]);
-  return archive;
+  return { archive, runnable: binaries !== undefined };
 }
 
 /**
@@ -149,6 +176,8 @@ function importImage(ctd: RunningContainerd, archive: string): void {
   const digest = /\bsha256:[0-9a-f]{64}\b/.exec(listed.split('\n').find((l) => l.startsWith(IMAGE)) ?? '')?.[0];
   if (!digest) throw new Error(`ctr images ls shows no digest for ${IMAGE}:\n${listed}`);
   ctd.ctr(['images', 'tag', IMAGE, `${IMAGE_REPO}@${digest}`]);
+  // The same image is the sandbox image (a second name; the images subtest removes it with the image).
+  ctd.ctr(['images', 'tag', '--force', IMAGE, SANDBOX_IMAGE]);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -164,11 +193,11 @@ t.test('the mock CRI runtime answers as containerd does', { skip: unavailable &&
   const work = await mkdtemp(join(tmpdir(), 'orch-cri-diff-'));
   t.teardown(() => rm(work, { recursive: true, force: true }));
 
-  const archive = await writeImageArchive(join(work, 'image'));
+  const { archive, runnable } = await writeImageArchive(join(work, 'image'));
   // Both start at once; whichever starts is closed at teardown even when the other fails.
   const [ctdStarted, mockStarted] = await Promise.allSettled([
     startContainerd(),
-    startMockCri({ socket: join(work, 'mock', 'cri.sock'), root: join(work, 'mock-root'), images: [IMAGE] }),
+    startMockCri({ socket: join(work, 'mock', 'cri.sock'), root: join(work, 'mock-root'), images: [`${IMAGE},tag=${SANDBOX_IMAGE},user=${IMAGE_USER}`] }),
   ]);
   if (ctdStarted.status === 'fulfilled') t.teardown(() => ctdStarted.value.close());
   if (mockStarted.status === 'fulfilled') t.teardown(() => mockStarted.value.close());
@@ -322,6 +351,60 @@ t.test('the mock CRI runtime answers as containerd does', { skip: unavailable &&
     }
   });
 
+  // CreateContainer's checks of the security context need a running sandbox on containerd: one with
+  // the host network (no CNI), run from our image. Everything it runs is removed at the end.
+  await t.test('security context at CreateContainer', { skip: runnable ? false : 'no /bin/sleep with its libraries (ldd) to make a runnable sandbox image' }, async (tt) => {
+    const sandboxConfig = { metadata: { name: 'sc', uid: 'sc-uid', namespace: 'diff' }, linux: { security_context: { namespace_options: { network: 'NODE', pid: 'POD', ipc: 'POD' } } } };
+    const sb = await both('RunPodSandbox', { config: sandboxConfig });
+    tt.ok(sb.mock.ok && sb.containerd.ok, 'RunPodSandbox with the host network on both', { mock: describe(sb.mock), containerd: describe(sb.containerd), log: sb.containerd.ok ? '' : ctd.log().split('\n').slice(-10).join('\n') });
+    if (!sb.mock.ok || !sb.containerd.ok) return;
+    const ids = { mock: sb.mock.res.pod_sandbox_id as string, containerd: sb.containerd.res.pod_sandbox_id as string };
+    try {
+      // A profile file outside the mock's seccomp directory: containerd reads any absolute path.
+      const profileDir = join(work, 'profiles');
+      await mkdir(profileDir, { recursive: true });
+      const profilePath = join(profileDir, 'allow.json');
+      await writeFile(profilePath, JSON.stringify({ defaultAction: 'SCMP_ACT_ALLOW' }));
+      let n = 0;
+      const create = (what: string, sc: object, opts: { codes?: string[] } = {}) => same(tt, `CreateContainer ${what}`, 'CreateContainer', (who) => ({
+        pod_sandbox_id: ids[who], sandbox_config: sandboxConfig,
+        config: { metadata: { name: `c${n++}` }, image: { image: IMAGE }, linux: { security_context: sc } },
+      }), opts);
+
+      const group = await create('with run_as_group and no user', { run_as_group: { value: 1000 } });
+      for (const [who, o] of Object.entries(group)) {
+        tt.match(o.ok ? 'OK' : o.details, /user group "1000" is specified without user/, `run_as_group without a user: ${who} names the problem`);
+      }
+      await create('with an absolute Localhost seccomp profile outside <root>/seccomp', { seccomp: { profile_type: 'Localhost', localhost_ref: profilePath } });
+      await create('with the same profile as seccomp_profile_path localhost/<path>', { seccomp_profile_path: `localhost/${profilePath}` });
+      await create('with a missing absolute Localhost profile', { seccomp: { profile_type: 'Localhost', localhost_ref: join(profileDir, 'missing.json') } });
+      await create('with a localhost_ref on a RuntimeDefault seccomp profile', { seccomp: { profile_type: 'RuntimeDefault', localhost_ref: profilePath } });
+      await create('with an unknown seccomp_profile_path', { seccomp_profile_path: 'bogus' });
+      await create('privileged in an unprivileged sandbox', { privileged: true });
+      await create('with a run_as_username the image lacks', { run_as_username: 'ghost' });
+
+      // The user a container runs as: the image's User without one in the request, else the request's.
+      // containerd 1.6 predates ContainerStatus.user; both show the process user in the verbose info.
+      const processUser = async (what: string, sc: object, want: { uid: number; gid: number }) => {
+        const made = await create(what, sc);
+        if (!made.mock.ok || !made.containerd.ok) return;
+        const idOf = { mock: made.mock.res.container_id as string, containerd: made.containerd.res.container_id as string };
+        const st = await both('ContainerStatus', (who) => ({ container_id: idOf[who], verbose: true }));
+        for (const [who, o] of Object.entries(st)) {
+          const user = o.ok ? JSON.parse(o.res.info.info ?? '{}').runtimeSpec?.process?.user : undefined;
+          tt.same(user && { uid: Number(user.uid), gid: Number(user.gid) }, want, `${what}: ${who} runs it as ${want.uid}:${want.gid}`, { user });
+        }
+      };
+      await processUser('without a user (the image\'s User)', {}, { uid: 1000, gid: 1000 });
+      await processUser('with run_as_user and run_as_group', { run_as_user: { value: 1234 }, run_as_group: { value: 55 } }, { uid: 1234, gid: 55 });
+      await processUser('with run_as_username root', { run_as_username: 'root' }, { uid: 0, gid: 0 });
+    } finally {
+      await both('StopPodSandbox', (who) => ({ pod_sandbox_id: ids[who] }));
+      const removed = await both('RemovePodSandbox', (who) => ({ pod_sandbox_id: ids[who] }));
+      tt.ok(removed.mock.ok && removed.containerd.ok, 'the sandboxes and their containers are removed', { mock: describe(removed.mock), containerd: describe(removed.containerd) });
+    }
+  });
+
   await t.test('images', async (tt) => {
     await same(tt, 'ImageFsInfo', 'ImageFsInfo', {});
     const fs = await both('ImageFsInfo', {});
@@ -331,8 +414,8 @@ t.test('the mock CRI runtime answers as containerd does', { skip: unavailable &&
     }
 
     // Image.spec is optional (containerd 1.6 leaves it unset). Image.uid is set only when the image
-    // config's User is numeric: that is each image's own, and the mock cannot know the config of the
-    // image we built (it synthesises one without a user). When both sides set either, shapes are compared.
+    // config's User is numeric: each image's own (the node's other images differ); for our image both
+    // sides know the User, and it is compared below.
     const rules = { optionalMessages: ['images[].spec', 'image.spec', 'images[].uid', 'image.uid'] };
     const list = await same(tt, 'ListImages', 'ListImages', {}, rules);
     const find = (o: Outcome) => (o.ok ? (o.res.images as any[]).find((i) => i.repo_tags.includes(IMAGE)) : undefined);
@@ -352,6 +435,7 @@ t.test('the mock CRI runtime answers as containerd does', { skip: unavailable &&
     }
     // Our image's config says User "1000": a numeric user is reported as uid, never as username.
     tt.same([mine.containerd.uid, mine.containerd.username], [{ value: '1000' }, ''], 'ListImages: containerd reports uid 1000 from the image config');
+    tt.same([mine.mock.uid, mine.mock.username], [mine.containerd.uid, mine.containerd.username], 'ListImages: the mock reports the declared User as containerd does');
 
     // Every reference form a runtime accepts for the image; ids and digests are each runtime's own.
     const digestOf = (img: any) => (img.repo_digests as string[]).find((d) => d.startsWith(`${IMAGE_REPO}@`))!.split('@')[1];

@@ -1,6 +1,9 @@
 // `mock-cri`: the mock CRI runtime (mocks/cri/) as a process, for an agent under test to use as its
 // container runtime, until SIGINT or SIGTERM. Sockets are owner-only and removed on exit.
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
 import { startMockCri } from '../../mocks/cri/server.js';
+import { checkDeclarations, ImageDeclarationError, parseImageLines, type ImageDeclaration } from '../../mocks/cri/image-declarations.js';
 import { UsageError } from '../../runner/errors.js';
 import { EXIT } from './exit-codes.js';
 
@@ -10,6 +13,7 @@ export interface MockCriArgs {
   root?: string;
   seccompDir?: string;
   images?: string[];
+  imagesFile?: string;
 }
 
 /** Why the runtime could not start, in words rather than the system's error code. */
@@ -22,8 +26,42 @@ function startFailure(err: NodeJS.ErrnoException): string {
   }
 }
 
+/** Every image declared on the command line and in --images-file, checked together (usage errors). */
+async function imageDeclarations(args: MockCriArgs): Promise<ImageDeclaration[]> {
+  const list: unknown[] = [];
+  try {
+    list.push(...parseImageLines(args.images ?? []));
+  } catch (err) {
+    if (err instanceof ImageDeclarationError) throw new UsageError(`--images: ${err.message}`);
+    throw err;
+  }
+  if (args.imagesFile !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(args.imagesFile, 'utf8');
+    } catch (err) {
+      throw new UsageError(`--images-file ${args.imagesFile}: cannot read it: ${(err as Error).message}`);
+    }
+    let doc: unknown;
+    try {
+      doc = parseYaml(text);
+    } catch (err) {
+      throw new UsageError(`--images-file ${args.imagesFile}: not YAML or JSON: ${(err as Error).message}`);
+    }
+    if (!Array.isArray(doc)) throw new UsageError(`--images-file ${args.imagesFile}: must hold a list of image declarations ({tags, digests, user, size})`);
+    list.push(...doc);
+  }
+  try {
+    checkDeclarations(list);
+  } catch (err) {
+    if (err instanceof ImageDeclarationError) throw new UsageError(`bad image declaration: ${err.message}`);
+    throw err;
+  }
+  return list as ImageDeclaration[];
+}
+
 export async function cmdMockCri(args: MockCriArgs): Promise<number> {
-  const images = (args.images ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  const images = await imageDeclarations(args);
   // Registered before start, so a signal during start still ends through close().
   const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

@@ -14,6 +14,11 @@
 //                                                                  support, ListPodSandboxMetrics output
 //   POST   /containers/{id}/exit {exitCode, reason?}  200 {id, exitCode, reason?}
 //   POST   /containers/{id}/oom                       200 {id, exitCode: 137, reason: "OOMKilled"}
+//   POST   /images  {tags, digests?, user?, size?}
+//                                           201 {id, repoTags, repoDigests, size, user, pinned}
+//                                                                  declares an image (present and pullable;
+//                                                                  its references are taken from any image
+//                                                                  that had them); gone on POST /reset
 //   GET    /state                           200 the runtime's JSON snapshot
 //   POST   /reset                           200 {reset: true}
 // 400: bad JSON, unknown or ill-typed fields or query parameters, a body where none is taken;
@@ -24,6 +29,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { chmod, lstat, unlink } from 'node:fs/promises';
 import { prepareSocketPath } from '../../cri/unix-socket.js';
 import { CRI_RPCS, FaultSpecError, type CallLog, type FaultSpec, type Faults } from './faults.js';
+import { ImageDeclarationError } from './image-declarations.js';
 
 /** What the control API drives; CORE's runtime implements it. */
 export interface MockCriControl {
@@ -39,6 +45,8 @@ export interface MockCriControl {
   exitContainer(id: string, exitCode: number, reason?: string): void;
   /** Exit 137, reason "OOMKilled". */
   oomKill(id: string): void;
+  /** Declares an image (image-declarations.ts); throws ImageDeclarationError for a bad declaration. */
+  declareImage(decl: unknown): object;
   /** A JSON snapshot for inspection. */
   state(): { sandboxes: unknown[]; containers: unknown[]; images: unknown[] };
   /** Back to start state: no sandboxes/containers, preloaded images, no faults, empty log, ready. */
@@ -252,6 +260,16 @@ function routes(control: MockCriControl): Route[] {
       },
     },
     {
+      pattern: /^\/images$/,
+      methods: {
+        POST: (ctx) => {
+          onlyQuery(ctx.query, []);
+          // The whole declaration is checked (ImageDeclarationError -> 400) before the catalogue changes.
+          return ok(control.declareImage(needBody(ctx)), 201);
+        },
+      },
+    },
+    {
       pattern: /^\/state$/,
       methods: {
         GET: ({ query }) => {
@@ -376,7 +394,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, table: Route[])
   try {
     reply = match.route.methods[req.method!]!({ query: url.searchParams, body }, match.params);
   } catch (err) {
-    if (err instanceof BadRequest || err instanceof FaultSpecError) return sendError(res, 400, err.message);
+    if (err instanceof BadRequest || err instanceof FaultSpecError || err instanceof ImageDeclarationError) return sendError(res, 400, err.message);
     if (err instanceof NotFoundError) return sendError(res, 404, err.message);
     return sendError(res, 500, `internal error: ${(err as Error)?.message ?? String(err)}`);
   }

@@ -1,6 +1,8 @@
 // The mock runtime's image store and the "registry" it pulls from.
 //
-// The registry is a fixed catalogue: the default images below plus those given with `--images`. Every
+// The registry is a catalogue: the default images below plus those declared with `--images`,
+// `--images-file`, startMockCri's `images` or the control API (image-declarations.ts), each with its
+// tags (one id for all), repo digests, config User and size. Every
 // catalogue image is present at start (preloaded); PullImage of a catalogue reference succeeds after a short
 // delay, a known repository with an unknown tag or digest fails NOT_FOUND as a reachable registry answers,
 // and anything else fails UNKNOWN as an unreachable registry does (the message is containerd's for a
@@ -15,6 +17,7 @@ import * as grpc from '@grpc/grpc-js';
 import { nowNs } from './clock.js';
 import { CriError } from './state.js';
 import type { ImageMsg } from '../../cri/proto.js';
+import type { CheckedDeclaration } from './image-declarations.js';
 
 /** Default images: small, common, and between them every form of image user (none, numeric, named). */
 export const DEFAULT_IMAGES: readonly CatalogueEntry[] = [
@@ -117,26 +120,68 @@ export interface ImageRecord {
   repoTags: string[];
   repoDigests: string[];
   size: number;
+  /** The image config's User ('' for root by default); users.ts resolves it for a container. */
   user: string;
   entrypoint: string[];
   cmd: string[];
   pinned: boolean;
-  /** The catalogue entry this image comes from. */
-  entry: CatalogueEntry;
+  /** The catalogue image this record comes from. */
+  entry: CatalogueImage;
 }
 
-interface CatalogueImage { entry: CatalogueEntry; id: string; digest: string }
+/** An image the registry knows: every reference in its normalised form. */
+export interface CatalogueImage {
+  id: string;
+  tags: string[];            // name:tag
+  digests: string[];         // name@sha256:<hex>, one for every repository of its tags at least
+  size: number;
+  user: string;
+  entrypoint: string[];
+  cmd: string[];
+  pinned: boolean;
+  /** Where it was declared: the default set, the start options, or the control API (gone on reset). */
+  origin: 'default' | 'start' | 'control';
+}
 
 export interface ImageStoreOptions {
-  /** More references for the catalogue (and the preloaded store), as given to `--images`. */
-  extra?: string[];
+  /** More images for the catalogue (and the preloaded store), as given to `--images` or startMockCri. */
+  declared?: CheckedDeclaration[];
   pullDelayMs?: number;
   /** Where the image filesystem is said to be (ImageFsInfo). */
   fsMountpoint: string;
 }
 
+const repoOf = (ref: string) => ref.replace(/@.*$/, '').replace(/:[^:/]*$/, '');
+
+function defaultImage(e: CatalogueEntry): CatalogueImage {
+  const key = `${e.repo}\n${e.tags.join(',')}\n${e.digest ?? ''}`;
+  const digest = e.digest ?? `sha256:${sha256(`mock-cri image manifest\n${key}`)}`;
+  return {
+    id: `sha256:${sha256(`mock-cri image config\n${key}`)}`, tags: e.tags.map((t) => `${e.repo}:${t}`), digests: [`${e.repo}@${digest}`],
+    size: e.size, user: e.user, entrypoint: e.entrypoint, cmd: e.cmd, pinned: e.pinned ?? false, origin: 'default',
+  };
+}
+
+/** A declared image: its id and derived manifest digest follow from what was declared, so they are stable. */
+function declaredImage(d: CheckedDeclaration, origin: CatalogueImage['origin']): CatalogueImage {
+  const user = d.user ?? '';
+  const key = `${d.tags.join(',')}\n${d.digests.join(',')}\n${user}\n${d.size ?? ''}`;
+  const derived = `sha256:${sha256(`mock-cri image manifest\n${key}`)}`;
+  // As a pull records it: every repository the image is tagged in has a repo digest.
+  const digests = [...d.digests];
+  for (const repo of new Set(d.tags.map(repoOf))) {
+    if (!digests.some((g) => repoOf(g) === repo)) digests.push(`${repo}@${derived}`);
+  }
+  const first = (d.tags[0] ?? d.digests[0])!;
+  return {
+    id: `sha256:${sha256(`mock-cri image config\n${key}`)}`, tags: [...d.tags], digests,
+    size: d.size ?? syntheticSize(repoOf(first)), user, entrypoint: [], cmd: [], pinned: false, origin,
+  };
+}
+
 export class ImageStore {
-  private readonly catalogue: CatalogueImage[];
+  private catalogue: CatalogueImage[];
+  private readonly startCatalogue: CatalogueImage[];
   private readonly images = new Map<string, ImageRecord>();
   readonly pullDelayMs: number;
   readonly fsMountpoint: string;
@@ -144,34 +189,59 @@ export class ImageStore {
   constructor(opts: ImageStoreOptions) {
     this.pullDelayMs = opts.pullDelayMs ?? 50;
     this.fsMountpoint = opts.fsMountpoint;
-    const entries: CatalogueEntry[] = DEFAULT_IMAGES.map((e) => ({ ...e, tags: [...e.tags] }));
-    for (const ref of opts.extra ?? []) {
-      const p = parseReference(ref.trim()); // a bad --images entry is a usage error: let it throw
-      const known = entries.some((e) => e.repo === p.name && (p.tag ? e.tags.includes(p.tag) : false));
-      if (known) continue;
-      entries.push({ repo: p.name, tags: p.tag ? [p.tag] : [], digest: p.digest, size: syntheticSize(p.name), user: '', entrypoint: [], cmd: [] });
+    this.catalogue = DEFAULT_IMAGES.map(defaultImage);
+    for (const d of opts.declared ?? []) {
+      // A bare reference the default set already has adds nothing: it keeps the default's description.
+      const plain = d.tags.length === 1 && d.digests.length === 0 && d.user === undefined && d.size === undefined;
+      if (plain && this.catalogue.some((c) => c.tags.includes(d.tags[0]!))) continue;
+      this.put(declaredImage(d, 'start'));
     }
-    this.catalogue = entries.map((entry) => {
-      const key = `${entry.repo}\n${entry.tags.join(',')}\n${entry.digest ?? ''}`;
-      return { entry, id: `sha256:${sha256(`mock-cri image config\n${key}`)}`, digest: entry.digest ?? `sha256:${sha256(`mock-cri image manifest\n${key}`)}` };
-    });
+    this.startCatalogue = [...this.catalogue];
     this.reset();
   }
 
-  /** Back to the start state: every catalogue image present with all its tags. */
-  reset(): void {
-    this.images.clear();
+  /** Adds an image to the catalogue; references it claims are taken from any image that had them. */
+  private put(img: CatalogueImage): void {
+    const claimed = new Set([...img.tags, ...img.digests]);
+    const kept: CatalogueImage[] = [];
     for (const c of this.catalogue) {
-      this.add(c, c.entry.tags.map((t) => `${c.entry.repo}:${t}`));
+      if (c.id === img.id) continue;
+      const tags = c.tags.filter((t) => !claimed.has(t));
+      const digests = c.digests.filter((g) => !claimed.has(g));
+      // An image that lost every tag it had is gone (a registry would no longer list it by name);
+      // one declared by digest only stays while it has a digest.
+      if (c.tags.length > 0 ? tags.length > 0 : digests.length > 0) kept.push({ ...c, tags, digests });
     }
+    this.catalogue = kept;
+    this.catalogue.push(img);
+    for (const rec of this.images.values()) {
+      rec.repoTags = rec.repoTags.filter((t) => !claimed.has(t));
+      rec.repoDigests = rec.repoDigests.filter((g) => !claimed.has(g));
+      const stays = rec.id === img.id || kept.some((k) => k.id === rec.id);
+      if (!stays || (rec.repoTags.length === 0 && rec.repoDigests.length === 0)) this.images.delete(rec.id);
+    }
+  }
+
+  /** Declares an image at run time (the control API): in the catalogue and present, with all its tags. */
+  declare(d: CheckedDeclaration): ImageRecord {
+    const img = declaredImage(d, 'control');
+    this.put(img);
+    return this.add(img, img.tags);
+  }
+
+  /** Back to the start state: the start catalogue, every image present with all its tags. */
+  reset(): void {
+    this.catalogue = [...this.startCatalogue];
+    this.images.clear();
+    for (const c of this.catalogue) this.add(c, c.tags);
   }
 
   private add(c: CatalogueImage, tags: string[]): ImageRecord {
     let img = this.images.get(c.id);
     if (!img) {
       img = {
-        id: c.id, repoTags: [], repoDigests: [`${c.entry.repo}@${c.digest}`], size: c.entry.size, user: c.entry.user,
-        entrypoint: c.entry.entrypoint, cmd: c.entry.cmd, pinned: c.entry.pinned ?? false, entry: c.entry,
+        id: c.id, repoTags: [], repoDigests: [...c.digests], size: c.size, user: c.user,
+        entrypoint: c.entrypoint, cmd: c.cmd, pinned: c.pinned, entry: c,
       };
       this.images.set(c.id, img);
     }
@@ -181,6 +251,11 @@ export class ImageStore {
 
   list(): ImageRecord[] {
     return [...this.images.values()];
+  }
+
+  /** The catalogue: every image the registry can serve, present or not. */
+  catalogueImages(): readonly CatalogueImage[] {
+    return this.catalogue;
   }
 
   /** The present image a reference or id names, or undefined (also for an unparsable reference). */
@@ -200,6 +275,7 @@ export class ImageStore {
    * Pulls from the catalogue after the pull delay. Throws CriError: INVALID_ARGUMENT for an unparsable
    * reference, NOT_FOUND for a known repository without that tag or digest, UNKNOWN for any other
    * repository (the registry is unreachable), CANCELLED when `signal` aborts during the delay.
+   * Any tag or digest of an image pulls that image (one id); the pulled tag is added to it.
    */
   async pull(ref: string, signal?: AbortSignal): Promise<ImageRecord> {
     let p: ParsedReference;
@@ -210,20 +286,24 @@ export class ImageStore {
     }
     const full = formatReference(p);
     await delay(this.pullDelayMs, signal);
-    const sameRepo = this.catalogue.filter((c) => c.entry.repo === p.name);
     const prefix = `failed to pull and unpack image ${JSON.stringify(full)}: failed to resolve reference ${JSON.stringify(full)}`;
-    if (sameRepo.length === 0) {
+    const found = this.catalogue.find((c) => (p.digest ? c.digests.includes(full) : c.tags.includes(full)));
+    if (!found) {
+      const knownRepo = this.catalogue.some((c) => [...c.tags, ...c.digests].some((r) => repoOf(r) === p.name));
+      if (knownRepo) throw new CriError(grpc.status.NOT_FOUND, `${prefix}: ${full}: not found`);
       const host = p.domain === 'docker.io' ? 'registry-1.docker.io' : p.domain;
       const hostname = host.replace(/:\d+$/, '');
       const url = `https://${host}/v2/${p.path}/manifests/${p.digest ?? p.tag}`;
       throw new CriError(grpc.status.UNKNOWN, `${prefix}: failed to do request: Head ${JSON.stringify(url)}: dial tcp: lookup ${hostname}: no such host`);
     }
-    const found = sameRepo.find((c) => (p.digest ? c.digest === p.digest : c.entry.tags.includes(p.tag!)));
-    if (!found) throw new CriError(grpc.status.NOT_FOUND, `${prefix}: ${full}: not found`);
     return this.add(found, p.tag ? [full] : []);
   }
 
-  /** Removes the image a reference or id names, with all its tags; absent is not an error. */
+  /**
+   * Removes the image a reference or id names, with all its tags and digests; absent is not an error.
+   * As containerd's RemoveImage: it resolves the reference to the image and deletes every reference to
+   * that image, not only the one given.
+   */
   remove(ref: string): void {
     const img = this.resolve(ref);
     if (img) this.images.delete(img.id);
@@ -238,6 +318,11 @@ export class ImageStore {
     }
     return { timestamp: nowNs().toString(), fs_id: { mountpoint: this.fsMountpoint }, used_bytes: { value: String(bytes) }, inodes_used: { value: String(inodes) } };
   }
+}
+
+/** An image as the control API shows it (state snapshot, POST /images). */
+export function imageView(i: ImageRecord): { id: string; repoTags: string[]; repoDigests: string[]; size: number; user: string; pinned: boolean } {
+  return { id: i.id, repoTags: [...i.repoTags], repoDigests: [...i.repoDigests], size: i.size, user: i.user, pinned: i.pinned };
 }
 
 /** uid or username as containerd reports them from the image config's User ("uid[:gid]" or "name[:group]"). */

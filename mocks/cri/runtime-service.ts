@@ -13,7 +13,6 @@ import type {
 } from '../../cri/proto.js';
 import { nowNs } from './clock.js';
 import { CriError, RUNTIME_HANDLERS, seccompView, type ContainerRecord, type Runtime, type RuntimeEvent, type SandboxRecord } from './state.js';
-import { imageUser } from './images.js';
 import { PACKAGE_VERSION } from '../../reference/package-version.js';
 import type { CallLog, Faults } from './faults.js';
 import { containerStats, metricDescriptors, sandboxMetrics, sandboxStats, type StatsContainer, type StatsSandbox } from './stats.js';
@@ -135,13 +134,10 @@ export function sandboxStatusMessage(s: SandboxRecord): PodSandboxStatusMsg {
   };
 }
 
+/** ContainerStatus.user: the identity CreateContainer decided (state.ts, users.ts); int64 as strings. */
 function containerUser(c: ContainerRecord) {
-  const sc = c.config.linux?.security_context;
-  const fromImage = imageUser(c.imageUser);
-  const uid = sc?.run_as_user?.value ?? fromImage.uid?.value ?? (fromImage.username === 'nobody' ? '65534' : '0');
-  const gid = sc?.run_as_group?.value ?? '0';
-  const groups = [gid, ...(sc?.supplemental_groups ?? []).filter((g) => g !== gid)];
-  return { linux: { uid, gid, supplemental_groups: groups } };
+  const u = c.user;
+  return { linux: { uid: String(u.uid), gid: String(u.gid), supplemental_groups: u.supplementalGroups.map(String) } };
 }
 
 export function containerStatusMessage(rt: Runtime, c: ContainerRecord): ContainerStatusMsg {

@@ -2,8 +2,8 @@
 //
 // A real runtime reads a `Localhost` profile when it creates the container and fails creation when
 // the file is missing or unusable; the agent turns that into `CreateContainerError`. The mock does the
-// same checks without applying anything: find the file under the seccomp directory without letting a
-// request path escape it, then check that it is an OCI seccomp profile (runtime-spec config-linux,
+// same checks without applying anything: find the file (an absolute path anywhere, as containerd; a
+// relative one under the seccomp directory, without letting it escape), then check that it is an OCI seccomp profile (runtime-spec config-linux,
 // "Seccomp"). Fields other than the OCI ones (Docker's `archMap`, a syscall's `comment`...) are left
 // alone, as the runtimes' JSON decoders ignore what they do not know; the OCI fields are checked.
 import { open, realpath } from 'node:fs/promises';
@@ -83,9 +83,11 @@ const FLAGS = new Set<string>(SECCOMP_FLAGS);
 const SYSCALL_NAME = /^[a-z0-9_]+$/;
 
 /**
- * The file a request names, resolved under `seccompDir` lexically (the symlink check comes later).
- * Accepts `localhost/<relative or absolute>`, an absolute path inside the directory, or a relative
- * name; refuses `..` elements and absolute paths elsewhere.
+ * The file a request names. As containerd (seccomp.WithProfile reads the path it is given): an
+ * absolute path, with or without the `localhost/` prefix, is taken as it is, wherever it lies. A
+ * relative one (which containerd would read relative to its own working directory, never what a
+ * caller means) is resolved under `seccompDir`, lexically here and through symlinks when loaded, and
+ * must not leave it.
  */
 export function resolveProfilePath(seccompDir: string, profilePath: string): string {
   if (typeof profilePath !== 'string' || profilePath === '') {
@@ -94,19 +96,13 @@ export function resolveProfilePath(seccompDir: string, profilePath: string): str
   if (profilePath.includes('\0')) {
     throw new SeccompProfileError('Localhost seccomp profile: the profile path contains a NUL byte');
   }
-  let p = profilePath.startsWith(LOCALHOST_PREFIX) ? profilePath.slice(LOCALHOST_PREFIX.length) : profilePath;
+  const p = profilePath.startsWith(LOCALHOST_PREFIX) ? profilePath.slice(LOCALHOST_PREFIX.length) : profilePath;
   if (p === '') throw new SeccompProfileError(`Localhost seccomp profile "${profilePath}": no file named after "localhost/"`);
+  if (isAbsolute(p)) return resolve(p);
   if (p.split('/').includes('..')) {
-    throw new SeccompProfileError(`Localhost seccomp profile "${profilePath}": must not contain '..'`);
+    throw new SeccompProfileError(`Localhost seccomp profile "${profilePath}": a relative path must not contain '..'`);
   }
   const dir = resolve(seccompDir);
-  if (isAbsolute(p)) {
-    p = resolve(p);
-    if (!isInside(dir, p)) {
-      throw new SeccompProfileError(`Localhost seccomp profile "${profilePath}": ${p} is outside the seccomp directory ${dir}`);
-    }
-    return p;
-  }
   const full = resolve(dir, p);
   if (!isInside(dir, full)) {
     throw new SeccompProfileError(`Localhost seccomp profile "${profilePath}": resolves outside the seccomp directory ${dir}`);
@@ -121,16 +117,19 @@ function isInside(dir: string, p: string): boolean {
 }
 
 /** Checks a Localhost profile: `profilePath` as the CRI request gives it (absolute, or `localhost/<path>`
- *  form), resolved under `seccompDir` without escaping it; reads it and validates the OCI seccomp JSON
+ *  form; a relative one under `seccompDir` without escaping it); reads it and validates the OCI seccomp JSON
  *  (defaultAction a known SCMP_ACT_*, architectures/syscalls shapes). Returns the parsed profile or throws
  *  SeccompProfileError(message) (CORE turns that into a gRPC error on CreateContainer). */
 export async function loadLocalhostProfile(seccompDir: string, profilePath: string): Promise<object> {
   const file = resolveProfilePath(seccompDir, profilePath);
-  let realDir: string;
-  try {
-    realDir = await realpath(resolve(seccompDir));
-  } catch {
-    throw new SeccompProfileError(`Localhost seccomp profile ${file} not found: the seccomp directory ${resolve(seccompDir)} does not exist`);
+  const relativeName = !isAbsolute(profilePath.startsWith(LOCALHOST_PREFIX) ? profilePath.slice(LOCALHOST_PREFIX.length) : profilePath);
+  let realDir: string | undefined;
+  if (relativeName) {
+    try {
+      realDir = await realpath(resolve(seccompDir));
+    } catch {
+      throw new SeccompProfileError(`Localhost seccomp profile ${file} not found: the seccomp directory ${resolve(seccompDir)} does not exist`);
+    }
   }
   let realFile: string;
   try {
@@ -140,9 +139,11 @@ export async function loadLocalhostProfile(seccompDir: string, profilePath: stri
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new SeccompProfileError(`Localhost seccomp profile ${file} not found`);
     throw new SeccompProfileError(`Localhost seccomp profile ${file} cannot be resolved: ${(err as Error).message}`);
   }
-  // A symlink inside the directory may point anywhere; what counts is where it lands.
-  if (!isInside(realDir, realFile)) {
-    throw new SeccompProfileError(`Localhost seccomp profile ${file} resolves to ${realFile}, outside the seccomp directory ${realDir}`);
+  if (realDir !== undefined) {
+    // A name under the seccomp directory may be a symlink to anywhere; what counts is where it lands.
+    if (!isInside(realDir, realFile)) {
+      throw new SeccompProfileError(`Localhost seccomp profile ${file} resolves to ${realFile}, outside the seccomp directory ${realDir}`);
+    }
   }
   const text = await readSmallFile(file, realFile);
   let profile: unknown;

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { loadCri, MAX_MESSAGE_BYTES } from '../../cri/proto.js';
-import { ImageStore, parseReference } from './images.js';
+import { ImageStore, imageView } from './images.js';
+import { checkDeclaration, declarationsOf, type ImageDeclaration } from './image-declarations.js';
 import { CriError, Runtime } from './state.js';
 import { runtimeService } from './runtime-service.js';
 import { imageServiceHandlers } from './image-service.js';
@@ -24,8 +25,12 @@ export interface MockCriOptions {
   root?: string;
   /** Where Localhost seccomp profiles must be; default `<root>/seccomp`. */
   seccompDir?: string;
-  /** Preloaded (and pullable) image references, in addition to the default set (images.ts). */
-  images?: string[];
+  /**
+   * Images present at start and pullable, besides the default set (images.ts): lines in `--images`
+   * syntax (`ref[,tag=ref2][,digest=sha256:...][,user=1002][,size=N]`) or declaration objects
+   * ({tags, digests?, user?, size?}); see image-declarations.ts.
+   */
+  images?: ReadonlyArray<string | ImageDeclaration>;
   /** How long PullImage takes; default 50 ms. */
   pullDelayMs?: number;
   /** What RuntimeConfig reports; default SYSTEMD. */
@@ -46,15 +51,15 @@ export interface MockCri {
 }
 
 export async function startMockCri(opts: MockCriOptions): Promise<MockCri> {
-  // Bad image references are a usage error: refuse them before anything is created.
-  for (const ref of opts.images ?? []) parseReference(ref.trim());
+  // Bad image declarations are a usage error (ImageDeclarationError): refused before anything is created.
+  const declared = declarationsOf(opts.images ?? []);
   const ownRoot = !opts.root;
   const root = opts.root ? resolve(opts.root) : await mkdtemp(join(tmpdir(), 'mock-cri-'));
   await mkdir(root, { recursive: true, mode: 0o700 });
   const seccompDir = resolve(opts.seccompDir ?? join(root, 'seccomp'));
   await mkdir(seccompDir, { recursive: true, mode: 0o700 });
 
-  const images = new ImageStore({ extra: opts.images, pullDelayMs: opts.pullDelayMs, fsMountpoint: join(root, 'images') });
+  const images = new ImageStore({ declared, pullDelayMs: opts.pullDelayMs, fsMountpoint: join(root, 'images') });
   const runtime = new Runtime({ root, seccompDir, images, cgroupDriver: opts.cgroupDriver });
   const faults = new Faults();
   faults.podOf = (_rpc, request) => podOfRequest(runtime, request);
@@ -166,6 +171,9 @@ function makeControl(runtime: Runtime, faults: Faults, calls: CallLog): MockCriC
     setMetricsEnabled(enabled) { runtime.metricsEnabled = enabled; },
     exitContainer: exit,
     oomKill(id) { exit(id, 137, 'OOMKilled'); },
+    declareImage(decl) {
+      return imageView(runtime.images.declare(checkDeclaration(decl)));
+    },
     state: () => runtime.snapshot(),
     reset() {
       runtime.reset();

@@ -15,10 +15,11 @@ import { hostname as osHostname } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type {
-  ContainerConfig, ContainerEventTypeName, ContainerMetadata, ContainerStateName, ImageSpec, LinuxContainerResources,
+  ContainerConfig, ContainerEventTypeName, LinuxContainerSecurityContext, ContainerMetadata, ContainerStateName, ImageSpec, LinuxContainerResources,
   PodSandboxConfig, PodSandboxMetadata, PodSandboxStateName, ProfileTypeName, SecurityProfile,
 } from '../../cri/proto.js';
-import { ImageStore, formatReference, parseReference, type ImageRecord } from './images.js';
+import { ImageStore, formatReference, imageView, parseReference, type ImageRecord } from './images.js';
+import { resolveUser, userString, UserError } from './users.js';
 import { CriLogWriter, SimProcess, execSync as runExec, isAborted, UnknownProgramError, type ExecResult, type ExitInfo } from './process.js';
 import { loadLocalhostProfile, SeccompProfileError } from './seccomp.js';
 import { writeCheckpoint, CheckpointError } from './checkpoint.js';
@@ -85,7 +86,10 @@ export interface ContainerRecord {
   /** The digested reference (containerd's image_ref) and the image id. */
   imageRef: string;
   imageId: string;
+  /** The image config's User, as declared. */
   imageUser: string;
+  /** Who the container's process runs as: the security context's user, else the image's (users.ts). */
+  user: ContainerUser;
   state: ContainerStateName;
   createdAt: bigint;
   startedAt: bigint;
@@ -106,6 +110,16 @@ export interface ContainerRecord {
   log?: CriLogWriter;
   /** Files the container wrote (`echo x > /f`), readable by `cat` in the container and its execs. */
   files: Map<string, string>;
+}
+
+/** The identity of a container's process (ContainerStatus.user.linux, the simulated /proc/self/status). */
+export interface ContainerUser {
+  uid: number;
+  gid: number;
+  /** The user name when one was given (run_as_username, or a named image User). */
+  username?: string;
+  /** The primary gid first, then the security context's supplemental_groups, without repeats. */
+  supplementalGroups: number[];
 }
 
 export interface RuntimeCondition { status: boolean; reason: string; message: string }
@@ -301,11 +315,22 @@ export class Runtime {
     }
     const logPath = this.logPathFor(s, config);
     const sc = config.linux?.security_context ?? null;
+    const id = newId();
+    // containerd (pkg/cri/server/container_create_linux.go, containerSpec): a privileged container
+    // needs a privileged sandbox, as the kubelet makes for a pod with any privileged container.
+    if (sc?.privileged && !s.config.linux?.security_context?.privileged) {
+      throw new CriError(grpc.status.UNKNOWN, `failed to generate container ${JSON.stringify(id)} spec: no privileged container allowed in sandbox`);
+    }
+    const user = this.containerUser(sc, image);
+    // containerd (containerSpecOpts, generateApparmorSpecOpts): a profile reference belongs to Localhost only.
+    const apparmor = sc?.apparmor as SecurityProfile | null | undefined;
+    if (apparmor && apparmor.profile_type !== 'Localhost' && apparmor.localhost_ref) {
+      throw new CriError(grpc.status.UNKNOWN, 'failed to get container spec opts: failed to generate apparmor spec opts: apparmor config invalid LocalhostRef must only be set if ProfileType is Localhost');
+    }
     const seccomp = await this.seccompFor(sc ? { privileged: sc.privileged, seccomp: sc.seccomp, seccomp_profile_path: sc.seccomp_profile_path } : null);
     if (s.state !== 'SANDBOX_READY' || !this.sandboxes.has(s.id)) {
       throw new CriError(grpc.status.FAILED_PRECONDITION, `sandbox ${JSON.stringify(s.id)} was stopped while the container was being created`);
     }
-    const id = newId();
     const name = [config.metadata.name, s.metadata.name, s.metadata.namespace, s.metadata.uid, config.metadata.attempt].join('_');
     this.reserve(name, id, 'container');
     const env: Record<string, string> = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOSTNAME: s.hostname };
@@ -316,7 +341,7 @@ export class Runtime {
       : [];
     const c: ContainerRecord = {
       id, name, sandboxId: s.id, config, metadata: config.metadata, imageSpec: config.image!,
-      imageRef: image.repoDigests[0] ?? image.id, imageId: image.id, imageUser: image.user,
+      imageRef: image.repoDigests[0] ?? image.id, imageId: image.id, imageUser: image.user, user,
       state: 'CONTAINER_CREATED', createdAt: nowNs(), startedAt: 0n, finishedAt: 0n, exitCode: 0, reason: '', message: '',
       logPath, resources: config.linux?.resources ?? null, seccomp, argv, env, pid: 0,
       files: new Map([['/etc/hostname', `${s.hostname}\n`]]),
@@ -324,6 +349,34 @@ export class Runtime {
     this.containers.set(id, c);
     this.emit('CONTAINER_CREATED_EVENT', id, s);
     return c;
+  }
+
+  /**
+   * The user a container runs as, decided as containerd does (users.ts): the security context's
+   * run_as_username or run_as_user (with run_as_group), else the image config's User; a group without
+   * a user, or a name the image's passwd/group files lack, fails the creation (UNKNOWN, as containerd).
+   */
+  private containerUser(sc: LinuxContainerSecurityContext | null, image: ImageRecord): ContainerUser {
+    let requested: string;
+    try {
+      requested = userString(sc);
+    } catch (err) {
+      if (err instanceof UserError) throw new CriError(grpc.status.UNKNOWN, `failed to get container spec opts: failed to generate user string: ${err.message}`);
+      throw err;
+    }
+    let resolved;
+    try {
+      resolved = resolveUser(requested !== '' ? requested : image.user);
+    } catch (err) {
+      if (err instanceof UserError) throw new CriError(grpc.status.UNKNOWN, `failed to create containerd container: ${err.message}`);
+      throw err;
+    }
+    const groups = [resolved.gid];
+    for (const g of sc?.supplemental_groups ?? []) {
+      const n = Number(g);
+      if (!groups.includes(n)) groups.push(n);
+    }
+    return { ...resolved, supplementalGroups: groups };
   }
 
   /** <log_directory>/<log_path>, refusing a log_path that leaves the sandbox's log directory. */
@@ -348,6 +401,10 @@ export class Runtime {
     if (sc.privileged) return { profileType: 'Unconfined', source: 'privileged' };
     let eff: EffectiveSeccomp;
     if (sc.seccomp) {
+      // containerd (generateSeccompSpecOpts): a profile reference belongs to Localhost only.
+      if (sc.seccomp.profile_type !== 'Localhost' && sc.seccomp.localhost_ref) {
+        throw new CriError(grpc.status.UNKNOWN, 'failed to generate seccomp spec opts: seccomp config invalid LocalhostRef must only be set if ProfileType is Localhost');
+      }
       eff = sc.seccomp.profile_type === 'Localhost'
         ? { profileType: 'Localhost', localhostRef: sc.seccomp.localhost_ref, source: 'seccomp' }
         : { profileType: sc.seccomp.profile_type, source: 'seccomp' };
@@ -356,7 +413,8 @@ export class Runtime {
       if (p === '' || p === 'unconfined') eff = { profileType: 'Unconfined', source: p === '' ? 'default' : 'seccomp_profile_path' };
       else if (p === 'runtime/default' || p === 'docker/default') eff = { profileType: 'RuntimeDefault', source: 'seccomp_profile_path' };
       else if (p.startsWith('localhost/')) eff = { profileType: 'Localhost', localhostRef: p, source: 'seccomp_profile_path' };
-      else throw new CriError(grpc.status.UNKNOWN, `failed to generate seccomp spec opts: unsupported seccomp profile ${JSON.stringify(p)}`);
+      // containerd (generateSecurityProfile): anything else must be `localhost/<path>`.
+      else throw new CriError(grpc.status.UNKNOWN, `failed to generate seccomp spec opts: invalid profile ${JSON.stringify(p)}`);
     }
     if (eff.profileType === 'Localhost') {
       try {
@@ -590,7 +648,7 @@ export class Runtime {
         labels: c.config.labels, annotations: c.config.annotations, mounts: c.config.mounts, resources: c.resources,
         seccomp: seccompView(c.seccomp),
       })),
-      images: this.images.list().map((i) => ({ id: i.id, repoTags: i.repoTags, repoDigests: i.repoDigests, size: i.size, user: i.user, pinned: i.pinned })),
+      images: this.images.list().map(imageView),
     };
   }
 }

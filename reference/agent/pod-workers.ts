@@ -303,7 +303,10 @@ export class PodWorkers {
       port_mappings: portMappings,
       labels: { ...(m.labels ?? {}), [LABEL_POD_NAME]: m.name, [LABEL_POD_NAMESPACE]: m.namespace, [LABEL_POD_UID]: m.uid },
       annotations: { ...(m.annotations ?? {}) },
-      linux: { sysctls },
+      // As upstream's generatePodSandboxLinuxConfig: a pod with a privileged container gets a
+      // privileged sandbox, without which a runtime refuses the container (containerd: "no privileged
+      // container allowed in sandbox").
+      linux: { sysctls, ...(hasPrivilegedContainer(pod) ? { security_context: { privileged: true } } : {}) },
     };
   }
 
@@ -645,4 +648,11 @@ export class PodWorkers {
     const deadline = Date.now() + 5000;
     while ([...this.entries.values()].some((e) => e.busy) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** Any init, app or ephemeral container of the pod asks for privileged (upstream HasPrivilegedContainer). */
+function hasPrivilegedContainer(pod: any): boolean {
+  const spec = pod.spec ?? {};
+  return [...(spec.initContainers ?? []), ...(spec.containers ?? []), ...(spec.ephemeralContainers ?? [])]
+    .some((c: any) => c?.securityContext?.privileged === true);
 }

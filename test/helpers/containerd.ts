@@ -12,8 +12,12 @@
 // - the CRI plugin uses the overlayfs snapshotter when this machine supports it; where it does not (an
 //   overlay root in a container), containerd refuses to load the CRI plugin ("failed to find
 //   snapshotter"), and it is started again with `native`, which works on any filesystem.
-// No sandbox or container is ever run, so no shim or network namespace is created; `ctr images
-// import` mounts a snapshot only for the moment it applies a layer, under the private root.
+// - the sandbox image is SANDBOX_IMAGE, which a test imports itself (nothing is pulled), and
+//   restrict_oom_score_adj keeps a sandbox's oom_score_adj at or above containerd's own: a test host
+//   without CAP_SYS_RESOURCE (a container) cannot lower it to the -998 a sandbox asks for, and runc
+//   fails the sandbox otherwise ("can't get final child's PID from pipe").
+// Sandboxes a test runs use the host network (no CNI); their state stays under the private root and
+// state dirs, and `ctr images import` mounts a snapshot only for the moment it applies a layer.
 import * as grpc from '@grpc/grpc-js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +27,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 export const CONTAINERD_BIN = '/usr/bin/containerd';
 export const CTR_BIN = '/usr/bin/ctr';
+/** The image a sandbox runs (the pause container); a test that runs sandboxes imports it under this name. */
+export const SANDBOX_IMAGE = 'registry.k8s.io/pause:3.6';
 /** The namespace the CRI plugin keeps its images and containers in. */
 export const CRI_NAMESPACE = 'k8s.io';
 
@@ -91,6 +97,8 @@ function configToml(dir: string, snapshotter: Snapshotter): string {
     '',
     '[plugins."io.containerd.grpc.v1.cri"]',
     '  disable_tcp_service = true',
+    '  restrict_oom_score_adj = true',
+    `  sandbox_image = ${q(SANDBOX_IMAGE)}`,
     '  stream_server_address = "127.0.0.1"',
     '  stream_server_port = "0"',
     '  [plugins."io.containerd.grpc.v1.cri".containerd]',

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { startMockCri, type MockCriOptions } from '../../../mocks/cri/server.js';
 import { DEFAULT_IMAGES, formatReference, parseReference, ReferenceFormatError } from '../../../mocks/cri/images.js';
+import { ImageDeclarationError } from '../../../mocks/cri/image-declarations.js';
 import { failure, startCri } from './helpers.js';
 
 const start = (t: Test, opts: Partial<MockCriOptions> = {}) => startCri(t, opts);
@@ -146,7 +147,7 @@ t.test('--images adds to the registry and the store; CreateContainer needs the i
   t.match(err.details, /is not present/);
   t.same(await c.call('PullImage', { image: { image: 'example.com/team/app:v1' } }), { image_ref: app.id }, 'pullable again');
   t.ok(await create('c', 'example.com/team/app:v1'));
-  await t.rejects(startMockCri({ socket: join(tmpdir(), `bad-${process.pid}.sock`), images: ['Not Valid'] }), ReferenceFormatError, 'a bad --images entry is refused at start');
+  await t.rejects(startMockCri({ socket: join(tmpdir(), `bad-${process.pid}.sock`), images: ['Not Valid'] }), ImageDeclarationError, 'a bad --images entry is refused at start');
 });
 
 t.test('ListImages filter and ImageFsInfo', async (t) => {

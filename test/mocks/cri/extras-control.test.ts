@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CallLog, Faults } from '../../../mocks/cri/faults.js';
 import { MAX_BODY_BYTES, NotFoundError, startControlServer, type MockCriControl } from '../../../mocks/cri/control.js';
+import { checkDeclaration } from '../../../mocks/cri/image-declarations.js';
 
 const root = mkdtempSync(join(tmpdir(), 'extras-ctl-'));
 t.teardown(() => rmSync(root, { recursive: true, force: true }));
@@ -45,6 +46,11 @@ class FakeControl implements MockCriControl {
   }
   oomKill(id: string) {
     this.exitContainer(id, 137, 'OOMKilled');
+  }
+  declareImage(decl: unknown) {
+    const d = checkDeclaration(decl);
+    this.actions.push(['declareImage', d]);
+    return { id: 'sha256:declared', repoTags: d.tags, repoDigests: d.digests, size: d.size ?? 1, user: d.user ?? '', pinned: false };
   }
   state() {
     if (this.failState) throw new TypeError('snapshot bug');
@@ -263,6 +269,34 @@ t.test('POST /containers/{id}/exit and /oom', async (t) => {
     t.match(r.body, { error: msg });
   }
   t.equal(JSON.stringify([...fake.containers]), snapshot, 'refused requests changed no container');
+});
+
+t.test('POST /images declares an image; a bad declaration is 400 and declares nothing', async (t) => {
+  fake.actions = [];
+  let r = await api('POST', '/images', { tags: ['gcr.io/x/tags:1', 'gcr.io/x/tags:2'], user: '1002', size: 1234 });
+  t.equal(r.status, 201);
+  t.same(r.body.repoTags, ['gcr.io/x/tags:1', 'gcr.io/x/tags:2']);
+  t.same(fake.actions, [['declareImage', { tags: ['gcr.io/x/tags:1', 'gcr.io/x/tags:2'], digests: [], user: '1002', size: 1234 }]]);
+  fake.actions = [];
+  for (const [body, why] of [
+    [{}, /at least one reference/],
+    [{ tags: 'busybox' }, /list of strings/],
+    [{ tags: ['Bad//Ref'] }, /not an image reference/],
+    [{ tags: ['busybox'], user: 'a b' }, /not an image user/],
+    [{ tags: ['busybox'], size: -1 }, /positive whole number/],
+    [{ tags: ['busybox'], size: 1.5 }, /positive whole number/],
+    [{ tags: ['busybox'], digests: ['sha256:abc'] }, /neither sha256/],
+    [{ tags: ['busybox'], owner: 'me' }, /unknown field "owner"/],
+  ] as const) {
+    r = await api('POST', '/images', body);
+    t.equal(r.status, 400, JSON.stringify(body));
+    t.match(r.body.error, why, JSON.stringify(body));
+  }
+  r = await api('POST', '/images');
+  t.equal(r.status, 400, 'no body');
+  r = await api('POST', '/images?now=1', { tags: ['busybox'] });
+  t.equal(r.status, 400, 'no query parameters');
+  t.same(fake.actions, [], 'nothing declared by a refused request');
 });
 
 t.test('GET /state and POST /reset', async (t) => {

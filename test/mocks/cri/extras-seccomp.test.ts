@@ -58,13 +58,17 @@ t.test('a missing profile fails naming the path', async (t) => {
   t.match((await loadErr('profiles')).message, /not a regular file/);
 });
 
-t.test('paths cannot escape the seccomp directory', async (t) => {
+t.test('relative paths cannot escape the seccomp directory; absolute ones are taken as they are (as containerd)', async (t) => {
   t.match((await loadErr('../outside.json')).message, /must not contain '\.\.'/);
   t.match((await loadErr('localhost/../outside.json')).message, /must not contain '\.\.'/);
   t.match((await loadErr('profiles/../../outside.json')).message, /must not contain '\.\.'/);
-  t.match((await loadErr(join(root, 'outside.json'))).message, /outside the seccomp directory/);
-  t.match((await loadErr('/etc/passwd')).message, /outside the seccomp directory/);
-  t.match((await loadErr(dir)).message, /outside the seccomp directory/, 'the directory itself is not a profile');
+  // containerd reads any absolute path it is given (seccomp.WithProfile): a profile that exists loads.
+  t.same(await loadLocalhostProfile(dir, join(root, 'outside.json')), VALID, 'an absolute path outside the directory');
+  t.same(await loadLocalhostProfile(dir, `localhost/${join(root, 'outside.json')}`), VALID, 'the same in localhost/ form');
+  t.same(await loadLocalhostProfile(join(root, 'absent'), join(root, 'outside.json')), VALID, 'an absolute path needs no seccomp directory');
+  t.match((await loadErr('/etc/passwd')).message, /is not valid JSON/, 'an absolute path is still checked as a profile');
+  t.match((await loadErr(join(root, 'nowhere.json'))).message, /not found/);
+  t.match((await loadErr(dir)).message, /not a regular file/, 'the directory itself is not a profile');
   t.match((await loadErr('escape.json')).message, /resolves to .*outside\.json, outside the seccomp directory/, 'symlink to a file outside');
   t.match((await loadErr('up/outside.json')).message, /outside the seccomp directory/, 'symlinked directory leading out');
   t.match((await loadErr('a\0b')).message, /NUL/);
