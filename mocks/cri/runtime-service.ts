@@ -13,7 +13,6 @@ import type {
 } from '../../cri/proto.js';
 import { nowNs } from './clock.js';
 import { CriError, RUNTIME_HANDLERS, seccompView, type ContainerRecord, type Runtime, type RuntimeEvent, type SandboxRecord } from './state.js';
-import { imageUser } from './images.js';
 import { PACKAGE_VERSION } from '../../reference/package-version.js';
 import type { CallLog, Faults } from './faults.js';
 import { containerStats, metricDescriptors, sandboxMetrics, sandboxStats, type StatsContainer, type StatsSandbox } from './stats.js';
@@ -136,12 +135,9 @@ export function sandboxStatusMessage(s: SandboxRecord): PodSandboxStatusMsg {
 }
 
 function containerUser(c: ContainerRecord) {
-  const sc = c.config.linux?.security_context;
-  const fromImage = imageUser(c.imageUser);
-  const uid = sc?.run_as_user?.value ?? fromImage.uid?.value ?? (fromImage.username === 'nobody' ? '65534' : '0');
-  const gid = sc?.run_as_group?.value ?? '0';
-  const groups = [gid, ...(sc?.supplemental_groups ?? []).filter((g) => g !== gid)];
-  return { linux: { uid, gid, supplemental_groups: groups } };
+  // The identity the container runs with (container-view.ts): the primary gid first, then the other groups.
+  const { uid, gid, groups } = c.view.identity;
+  return { linux: { uid: String(uid), gid: String(gid), supplemental_groups: [gid, ...groups.filter((g) => g !== gid)].map(String) } };
 }
 
 export function containerStatusMessage(rt: Runtime, c: ContainerRecord): ContainerStatusMsg {
