@@ -177,8 +177,17 @@ export function buildView(config: ContainerConfig, opts: { imageUser: string; ar
   };
 }
 
+/** Per sandbox: containerd writes these files once, when the sandbox is made, for all its containers. */
+const sandboxFileCache = new WeakMap<PodSandboxConfig, [string, string][]>();
+
 /** The sandbox files containerd writes for a container: /etc/hostname, /etc/resolv.conf, /etc/hosts. */
 export function sandboxFiles(sandbox: PodSandboxConfig, hostname: string): [string, string][] {
+  let files = sandboxFileCache.get(sandbox);
+  if (!files) sandboxFileCache.set(sandbox, files = writeSandboxFiles(sandbox, hostname));
+  return files;
+}
+
+function writeSandboxFiles(sandbox: PodSandboxConfig, hostname: string): [string, string][] {
   const dns = (sandbox.dns_config ?? null) as { servers?: string[]; searches?: string[]; options?: string[] } | null;
   let resolv = '';
   if (dns?.searches?.length) resolv += `search ${dns.searches.join(' ')}\n`;
