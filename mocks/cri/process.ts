@@ -4,18 +4,25 @@
 //   ["sleep", "N"]                runs N seconds (fractions allowed, "infinity" = forever), exits 0
 //   ["sh", "-c", "<script>"]      (also /bin/sh, bash, ash) runs a small script, see below; a shell
 //                                 without -c reads its (empty) stdin and exits 0 at once
-//   ["echo", ...], ["true"], ["false"], ["cat", ...], ["hostname"], ["env"], ["printenv", ...], ["pwd"]
-//                                 run that one built-in and exit with its status
+//   a built-in (below)            runs that one built-in and exits with its status
 //   anything else, or empty       a long-running program: runs until stopped or killed (with both
 //                                 command and args empty the image's default is not run: it runs until stopped)
 // Scripts are lists of statements separated by `;`, newlines, `&&` and `||`, with `while true; do ...; done`
-// (or `while :`) loops. Built-ins: echo [-n] ..., sleep N, exit [N], true, false, :, cat FILE..., hostname,
-// env, printenv [NAME], pwd, and `trap '' TERM` (the process then ignores SIGTERM, see stopping). Output
-// redirections `> FILE`, `>> FILE` (an in-memory file of the container, readable later with `cat`, also from
-// ExecSync), `>&2`, `1>&2`, `2>&1`, `>/dev/null`, `2>/dev/null`. `$NAME`, `${NAME}` and `$?` expand from
-// the container's env (plus HOSTNAME) outside single quotes, once, when the script is parsed (`$?` is 0). In a container's own script a command that is
-// not a built-in is a long-running program: the script blocks there until the container is stopped.
-// A script ends with the status of its last statement, or with `exit N`.
+// (or `while :`) loops and pipes `a | b` (the stages run one after the other: b reads all of a's stdout).
+// Built-ins: echo [-n] ..., sleep N, exit [N], true, false, :, exec CMD..., trap '' TERM (the process then
+// ignores SIGTERM, see stopping), hostname, env, printenv [NAME], pwd, id [-u|-g|-G] [-n], cat [FILE...]
+// (stdin without a file), ls [-1] [-a] [PATH...], touch FILE..., mkdir [-p] DIR..., test / [ ... ] (-e -f -d
+// -r -w -s -z -n, = != -eq -ne -lt -le -gt -ge, !), grep [-q -v -i -c -F -E] PATTERN [FILE...] (a JavaScript
+// regular expression), wc [-l -w -c], head [-n N], pgrep [-f] [-l] [-x] PATTERN (the container's own processes:
+// PID 1 and its running execs; exit 1 when none). Files are the container's view (container-view.ts):
+// /proc/{1,self,<pid>}/{status,cmdline}, /etc/hostname, /etc/resolv.conf, /etc/hosts, the mounts (real host
+// files), and the root (in-memory files; refused with "Read-only file system" when the root is read-only).
+// Redirections `> FILE`, `>> FILE`, `< FILE`, `>&2`, `1>&2`, `2>&1`, `>/dev/null`, `2>/dev/null`. Expansions,
+// outside single quotes, when a statement runs: `$NAME`, `${NAME}` (the container's env plus HOSTNAME), `$?`
+// (the last status), `$((...))` (integer + - * / % and parentheses; bare names read variables) and `$(...)`
+// (the stdout of a script, trailing newlines removed); no field splitting, no globbing. In a container's own
+// script a command that is not a built-in is a long-running program: the script blocks there until the
+// container is stopped. A script ends with the status of its last statement, or with `exit N`.
 //
 // EXIT REASONS, as containerd reports them: exit 0 is "Completed", any other code "Error"; an OOM kill is
 // 137 with "OOMKilled".
@@ -31,10 +38,12 @@
 // EXECSYNC runs the same built-ins (a direct argv or `sh -c <script>`). There, an unknown command inside a
 // script fails like a shell (`sh: X: not found`, 127); an unknown direct argv fails the call as a runtime
 // does when the executable is missing (UNKNOWN). A timeout outlasted fails DEADLINE_EXCEEDED (the caller
-// enforces it with the AbortSignal it passes).
+// enforces it with the AbortSignal it passes). While it runs, an exec is a process of the container
+// (/proc/<pid>, pgrep).
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname, posix } from 'node:path';
 import { nowNs, rfc3339Nano } from './clock.js';
+import { ContainerFs, defaultView, FS_MESSAGES, groupName, userName, type ContainerView, type FsError, type Reader } from './container-view.js';
 
 export type Stream = 'stdout' | 'stderr';
 
@@ -47,11 +56,15 @@ export function reasonFor(exitCode: number): string {
 // ---------------------------------------------------------------------------------------------
 // Shell-ish parsing
 
-interface Word { text: string; quoted: boolean }
+/** A piece of a word; expansions are kept as written and expanded when the statement runs. */
+type Part = { kind: 'lit'; text: string } | { kind: 'var'; name: string } | { kind: 'arith'; expr: string } | { kind: 'cmd'; script: string };
+interface Word { parts: Part[]; quoted: boolean }
 type Token = { kind: 'word'; word: Word } | { kind: 'op'; op: string };
 
-/** Tokenises a script: words (with $-expansion done), operators ; && || newline and redirections. */
-function tokenize(script: string, env: (name: string) => string | undefined): Token[] {
+const WORD_END = new Set([' ', '\t', '\r', '\n', ';', '&', '|', '<', '>', '(', ')']);
+
+/** Tokenises a script: words (made of parts), operators ; && || | newline and redirections. */
+function tokenize(script: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   const n = script.length;
@@ -66,58 +79,89 @@ function tokenize(script: string, env: (name: string) => string | undefined): To
     if (redirect) { tokens.push({ kind: 'op', op: redirect[0] }); i += redirect[0].length; continue; }
     if (ch === '&' || ch === '|' || ch === '<' || ch === '(' || ch === ')') { tokens.push({ kind: 'op', op: ch }); i++; continue; }
     // A word: runs of unquoted, single- and double-quoted parts.
-    let text = '';
+    const parts: Part[] = [];
+    const lit = (text: string) => {
+      const last = parts[parts.length - 1];
+      if (last?.kind === 'lit') last.text += text; else parts.push({ kind: 'lit', text });
+    };
     let quoted = false;
-    while (i < n) {
+    while (i < n && !WORD_END.has(script[i])) {
       const c = script[i];
-      if (c === ' ' || c === '\t' || c === '\r' || c === '\n' || c === ';' || c === '&' || c === '|' || c === '<' || c === '>' || c === '(' || c === ')') break;
       if (c === "'") {
         quoted = true;
         const end = script.indexOf("'", i + 1);
         if (end < 0) throw new SyntaxError('unterminated quoted string');
-        text += script.slice(i + 1, end);
+        lit(script.slice(i + 1, end));
         i = end + 1;
       } else if (c === '"') {
         quoted = true;
         i++;
         while (i < n && script[i] !== '"') {
-          if (script[i] === '\\' && i + 1 < n && '"\\$`'.includes(script[i + 1])) { text += script[i + 1]; i += 2; continue; }
-          if (script[i] === '$') { const [value, next] = expand(script, i, env); text += value; i = next; continue; }
-          text += script[i++];
+          if (script[i] === '\\' && i + 1 < n && '"\\$`'.includes(script[i + 1])) { lit(script[i + 1]); i += 2; continue; }
+          if (script[i] === '$') { i = dollar(script, i, parts, lit); continue; }
+          lit(script[i++]);
         }
         if (i >= n) throw new SyntaxError('unterminated quoted string');
         i++;
       } else if (c === '\\' && i + 1 < n) {
-        text += script[i + 1];
+        lit(script[i + 1]);
         i += 2;
       } else if (c === '$') {
-        const [value, next] = expand(script, i, env);
-        text += value;
-        i = next;
+        i = dollar(script, i, parts, lit);
       } else {
-        text += c;
+        lit(c);
         i++;
       }
     }
-    tokens.push({ kind: 'word', word: { text, quoted } });
+    tokens.push({ kind: 'word', word: { parts, quoted } });
   }
   return tokens;
 }
 
-function expand(s: string, i: number, env: (name: string) => string | undefined): [string, number] {
+/** Reads a `$` expansion at i into `parts`; returns the index after it. */
+function dollar(s: string, i: number, parts: Part[], lit: (t: string) => void): number {
+  if (s.startsWith('$((', i)) {
+    const end = closing(s, i + 3, 2);
+    parts.push({ kind: 'arith', expr: s.slice(i + 3, end - 1) });
+    return end + 1;
+  }
+  if (s.startsWith('$(', i)) {
+    const end = closing(s, i + 2, 1);
+    parts.push({ kind: 'cmd', script: s.slice(i + 2, end) });
+    return end + 1;
+  }
   const braced = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}/.exec(s.slice(i));
-  if (braced) return [env(braced[1]) ?? '', i + braced[0].length];
+  if (braced) { parts.push({ kind: 'var', name: braced[1] }); return i + braced[0].length; }
   const plain = /^\$([A-Za-z_][A-Za-z0-9_]*|\?)/.exec(s.slice(i));
-  if (plain) return [env(plain[1]) ?? '', i + plain[0].length];
-  return ['$', i + 1];
+  if (plain) { parts.push({ kind: 'var', name: plain[1] }); return i + plain[0].length; }
+  lit('$');
+  return i + 1;
 }
 
-interface Redirect { op: string; target?: string }
-interface SimpleCommand { kind: 'simple'; argv: string[]; redirects: Redirect[] }
+/** The index of the `)` that brings the parenthesis depth from `depth` to 0 (quotes skipped). */
+function closing(s: string, from: number, depth: number): number {
+  for (let i = from; i < s.length; i++) {
+    const c = s[i];
+    if (c === "'") { const e = s.indexOf("'", i + 1); if (e < 0) break; i = e; continue; }
+    if (c === '\\') { i++; continue; }
+    if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i;
+  }
+  throw new SyntaxError('unterminated $( or $((');
+}
+
+interface Redirect { op: string; target?: Word }
+interface SimpleCommand { kind: 'simple'; argv: Word[]; redirects: Redirect[] }
 interface WhileLoop { kind: 'while'; cond: CommandList; body: CommandList }
-type Command = SimpleCommand | WhileLoop;
+/** Commands joined by `|`: each stage's stdout is the next one's stdin. */
+interface Pipeline { kind: 'pipeline'; stages: (SimpleCommand | WhileLoop)[] }
+type Command = SimpleCommand | WhileLoop | Pipeline;
 /** Commands joined by `;` (always run), `&&` (run on success), `||` (run on failure). */
 type CommandList = { join: ';' | '&&' | '||'; command: Command }[];
+
+function literal(w: Word): string | undefined {
+  return !w.quoted && w.parts.length === 1 && w.parts[0].kind === 'lit' ? w.parts[0].text : undefined;
+}
 
 class Parser {
   private pos = 0;
@@ -131,7 +175,7 @@ class Parser {
 
   private peekWord(): string | undefined {
     const t = this.tokens[this.pos];
-    return t && t.kind === 'word' && !t.word.quoted ? t.word.text : undefined;
+    return t && t.kind === 'word' ? literal(t.word) : undefined;
   }
 
   private list(stop: Set<string>): CommandList {
@@ -141,7 +185,7 @@ class Parser {
       while (this.tokens[this.pos]?.kind === 'op' && (this.tokens[this.pos] as { op: string }).op === ';') this.pos++;
       const word = this.peekWord();
       if (this.pos >= this.tokens.length || (word !== undefined && stop.has(word))) break;
-      out.push({ join, command: this.command() });
+      out.push({ join, command: this.pipeline() });
       const t = this.tokens[this.pos];
       if (!t) break;
       if (t.kind === 'op' && (t.op === ';' || t.op === '&&' || t.op === '||')) {
@@ -156,7 +200,16 @@ class Parser {
     return out;
   }
 
-  private command(): Command {
+  private pipeline(): Command {
+    const stages = [this.command()];
+    while (this.tokens[this.pos]?.kind === 'op' && (this.tokens[this.pos] as { op: string }).op === '|') {
+      this.pos++;
+      stages.push(this.command());
+    }
+    return stages.length === 1 ? stages[0] : { kind: 'pipeline', stages };
+  }
+
+  private command(): SimpleCommand | WhileLoop {
     if (this.peekWord() === 'while') {
       this.pos++;
       const cond = this.list(new Set(['do']));
@@ -165,21 +218,21 @@ class Parser {
       this.expect('done');
       return { kind: 'while', cond, body };
     }
-    const argv: string[] = [];
+    const argv: Word[] = [];
     const redirects: Redirect[] = [];
     while (this.pos < this.tokens.length) {
       const t = this.tokens[this.pos];
-      if (t.kind === 'word') { argv.push(t.word.text); this.pos++; continue; }
-      if (/>/.test(t.op)) {
+      if (t.kind === 'word') { argv.push(t.word); this.pos++; continue; }
+      if (/>/.test(t.op) || t.op === '<') {
         this.pos++;
         if (t.op.includes('&')) { redirects.push({ op: t.op }); continue; }
         const target = this.tokens[this.pos];
         if (!target || target.kind !== 'word') throw new SyntaxError(`syntax error: ${t.op} without a file`);
-        redirects.push({ op: t.op, target: target.word.text });
+        redirects.push({ op: t.op, target: target.word });
         this.pos++;
         continue;
       }
-      if (t.op === ';' || t.op === '&&' || t.op === '||') break;
+      if (t.op === ';' || t.op === '&&' || t.op === '||' || t.op === '|') break;
       throw new SyntaxError(`unsupported shell syntax ${JSON.stringify(t.op)}`);
     }
     if (argv.length === 0) throw new SyntaxError('syntax error: empty command');
@@ -193,7 +246,52 @@ class Parser {
 }
 
 function describe(t: Token): string {
-  return t.kind === 'op' ? JSON.stringify(t.op) : JSON.stringify(t.word.text);
+  if (t.kind === 'op') return JSON.stringify(t.op);
+  return JSON.stringify(t.word.parts.map((p) => (p.kind === 'lit' ? p.text : '$')).join(''));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arithmetic: $((...)) over integers
+
+/** Evaluates + - * / % with parentheses and unary signs; names read variables (unset or empty: 0). */
+export function arithmetic(expr: string, lookup: (name: string) => string | undefined): number {
+  const tokens = expr.match(/\d+|[A-Za-z_][A-Za-z0-9_]*|[-+*/%()]|\S/g) ?? [];
+  let pos = 0;
+  const fail = (): never => { throw new SyntaxError(`arithmetic syntax error: ${expr.trim()}`); };
+  const primary = (): number => {
+    const t = tokens[pos++];
+    if (t === undefined) return fail();
+    if (t === '(') { const v = sum(); if (tokens[pos++] !== ')') fail(); return v; }
+    if (t === '-') return -primary();
+    if (t === '+') return primary();
+    if (/^\d+$/.test(t)) return Number(t);
+    if (/^[A-Za-z_]/.test(t)) {
+      const v = (lookup(t) ?? '').trim();
+      if (v === '') return 0;
+      if (!/^-?\d+$/.test(v)) fail();
+      return Number(v);
+    }
+    return fail();
+  };
+  const product = (): number => {
+    let v = primary();
+    while (tokens[pos] === '*' || tokens[pos] === '/' || tokens[pos] === '%') {
+      const op = tokens[pos++];
+      const r = primary();
+      if (op !== '*' && r === 0) throw new SyntaxError('arithmetic: division by zero');
+      v = op === '*' ? v * r : op === '/' ? Math.trunc(v / r) : v % r;
+    }
+    return v;
+  };
+  const sum = (): number => {
+    let v = product();
+    while (tokens[pos] === '+' || tokens[pos] === '-') v = tokens[pos++] === '+' ? v + product() : v - product();
+    return v;
+  };
+  if (tokens.length === 0) return 0;
+  const v = sum();
+  if (pos < tokens.length) fail();
+  return v;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -206,18 +304,25 @@ export interface ShellContext {
   workingDir: string;
   /** The container's in-memory files (absolute paths), shared by its process and its execs. */
   files: Map<string, string>;
+  /** The container's configured view (identity, /proc, mounts, read-only root); a plain root one when absent. */
+  view?: ContainerView;
+  /** This process's pid inside the container (1 for the container's own process). */
+  pid?: number;
   out(stream: Stream, text: string): void;
   signal: AbortSignal;
   /** A command that is not a built-in: a long-running program ('block') or a shell error ('notfound'). */
   unknown: 'block' | 'notfound';
   /** `trap '' TERM` was run (the process ignores SIGTERM). */
   ignoreTerm?: boolean;
+  /** The status of the last statement, for `$?`. */
+  lastStatus?: number;
 }
 
 class ExitSignal { constructor(readonly code: number) {} }
 class Aborted extends Error {}
 
-const BUILTINS = new Set(['echo', 'sleep', 'exit', 'true', 'false', ':', 'cat', 'hostname', 'env', 'printenv', 'pwd', 'trap']);
+const BUILTINS = new Set(['echo', 'sleep', 'exit', 'true', 'false', ':', 'cat', 'hostname', 'env', 'printenv', 'pwd', 'trap',
+  'exec', 'id', 'ls', 'touch', 'mkdir', 'test', '[', 'grep', 'wc', 'head', 'pgrep']);
 
 export function isBuiltin(name: string): boolean {
   return BUILTINS.has(posix.basename(name));
@@ -252,8 +357,240 @@ function resolvePath(ctx: ShellContext, p: string): string {
   return posix.resolve(ctx.workingDir || '/', p);
 }
 
+function fsOf(ctx: ShellContext): ContainerFs {
+  ctx.view ??= defaultView([]);
+  return new ContainerFs(ctx.files, ctx.view);
+}
+
+function isFsError(v: unknown): v is FsError {
+  return typeof v === 'string' && v in FS_MESSAGES;
+}
+
+function lookupVar(ctx: ShellContext, name: string): string | undefined {
+  if (name === '?') return String(ctx.lastStatus ?? 0);
+  if (name === 'HOSTNAME') return ctx.env.HOSTNAME ?? ctx.hostname;
+  return ctx.env[name];
+}
+
+/** Expands a word's parts now (variables, arithmetic, command substitution). */
+async function expandWord(w: Word, ctx: ShellContext): Promise<string> {
+  let out = '';
+  for (const p of w.parts) {
+    if (p.kind === 'lit') out += p.text;
+    else if (p.kind === 'var') out += lookupVar(ctx, p.name) ?? '';
+    else if (p.kind === 'arith') {
+      const expr = p.expr.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*|\?)\}?/g, (_, n: string) => lookupVar(ctx, n) ?? '');
+      out += String(arithmetic(expr, (n) => lookupVar(ctx, n)));
+    } else {
+      // Command substitution: the script's stdout, its stderr passing through, in a subshell (exit ends only it).
+      let captured = '';
+      const sub: ShellContext = { ...ctx, out: (s, t) => { if (s === 'stdout') captured += t; else ctx.out(s, t); } };
+      try {
+        sub.lastStatus = await runList(parseScript(p.script), sub, 0);
+      } catch (err) {
+        if (!(err instanceof ExitSignal)) throw err;
+        sub.lastStatus = err.code;
+      }
+      ctx.lastStatus = sub.lastStatus;
+      out += captured.replace(/\n+$/, '');
+    }
+  }
+  return out;
+}
+
+type Write = (s: Stream, text: string) => void;
+
+/** What a built-in gets: its arguments, output, stdin (a pipe's or a file's), the container's files. */
+interface Call { args: string[]; ctx: ShellContext; write: Write; input: string; fs: ContainerFs; self: Reader }
+
+const err = (c: Call, text: string) => c.write('stderr', `${text}\n`);
+const errText = (e: FsError) => FS_MESSAGES[e];
+
+/** The inputs of cat/grep/wc/head: the files named (or stdin); a file that cannot be read is reported. */
+async function inputs(c: Call, tool: string, files: string[]): Promise<{ name: string; text: string }[] | undefined> {
+  if (files.length === 0) return [{ name: '', text: c.input }];
+  const out: { name: string; text: string }[] = [];
+  let failed = false;
+  for (const f of files) {
+    if (f === '-') { out.push({ name: f, text: c.input }); continue; }
+    const r = await c.fs.read(resolvePath(c.ctx, f), c.self);
+    if (isFsError(r)) {
+      failed = true;
+      err(c, r === 'EISDIR' ? `${tool}: read error: ${errText(r)}` : `${tool}: can't open '${f}': ${errText(r)}`);
+    } else out.push({ name: f, text: r });
+  }
+  return failed && out.length === 0 ? undefined : Object.assign(out, { failed });
+}
+
+/** `id` as busybox prints it: names in parentheses where the simulated /etc/passwd and /etc/group know them. */
+function idBuiltin(c: Call): number {
+  const { uid, gid, groups } = c.ctx.view!.identity;
+  const flags = c.args.filter((a) => a.startsWith('-')).join('').replace(/-/g, '');
+  const names = flags.includes('n');
+  const fmt = (n: number, name: string | undefined) => (names ? name ?? String(n) : String(n));
+  const others = [gid, ...groups.filter((g) => g !== gid)];
+  if (flags.includes('u')) c.write('stdout', `${fmt(uid, userName(uid))}\n`);
+  else if (flags.includes('G')) c.write('stdout', `${others.map((g) => fmt(g, groupName(g))).join(' ')}\n`);
+  else if (flags.includes('g')) c.write('stdout', `${fmt(gid, groupName(gid))}\n`);
+  else {
+    const named = (n: number, name: string | undefined) => (name ? `${n}(${name})` : String(n));
+    c.write('stdout', `uid=${named(uid, userName(uid))} gid=${named(gid, groupName(gid))} groups=${others.map((g) => named(g, groupName(g))).join(',')}\n`);
+  }
+  return 0;
+}
+
+/** test / [: the POSIX forms by argument count (0 to 4 arguments). */
+async function testBuiltin(c: Call, bracket: boolean): Promise<number> {
+  let args = c.args;
+  if (bracket) {
+    if (args[args.length - 1] !== ']') { err(c, 'sh: [: missing ]'); return 2; }
+    args = args.slice(0, -1);
+  }
+  const unary = async (op: string, arg: string): Promise<boolean | undefined> => {
+    if (op === '-z') return arg === '';
+    if (op === '-n') return arg !== '';
+    const path = resolvePath(c.ctx, arg);
+    const kind = ['-e', '-f', '-d', '-r', '-w', '-s'].includes(op) ? await c.fs.kind(path, c.self) : undefined;
+    switch (op) {
+      case '-e': case '-r': return kind !== undefined;
+      case '-f': return kind === 'file';
+      case '-d': return kind === 'dir';
+      case '-w': return c.fs.writable(path, c.self);
+      case '-s': { if (kind !== 'file') return false; const r = await c.fs.read(path, c.self); return !isFsError(r) && r.length > 0; }
+      default: return undefined;
+    }
+  };
+  const binary = (a: string, op: string, b: string): boolean | undefined => {
+    if (op === '=' || op === '==') return a === b;
+    if (op === '!=') return a !== b;
+    const ints = { '-eq': (x: number, y: number) => x === y, '-ne': (x: number, y: number) => x !== y, '-lt': (x: number, y: number) => x < y,
+      '-le': (x: number, y: number) => x <= y, '-gt': (x: number, y: number) => x > y, '-ge': (x: number, y: number) => x >= y } as Record<string, (x: number, y: number) => boolean>;
+    if (!(op in ints)) return undefined;
+    if (!/^-?\d+$/.test(a.trim()) || !/^-?\d+$/.test(b.trim())) return undefined;
+    return ints[op](Number(a), Number(b));
+  };
+  const evaluate = async (a: string[]): Promise<boolean | undefined> => {
+    if (a.length === 0) return false;
+    if (a.length === 1) return a[0] !== '';
+    if (a[0] === '!') { const r = await evaluate(a.slice(1)); return r === undefined ? undefined : !r; }
+    if (a.length === 2) return unary(a[0], a[1]);
+    if (a.length === 3) return binary(a[0], a[1], a[2]);
+    return undefined;
+  };
+  const result = await evaluate(args);
+  if (result === undefined) { err(c, `sh: ${bracket ? '[' : 'test'}: syntax error: ${args.join(' ')}`); return 2; }
+  return result ? 0 : 1;
+}
+
+async function lsBuiltin(c: Call): Promise<number> {
+  const all = c.args.some((a) => /^-[^-]*a/.test(a));
+  const paths = c.args.filter((a) => !a.startsWith('-') || a === '-');
+  if (paths.length === 0) paths.push('.');
+  let status = 0;
+  const sections: string[] = [];
+  for (const p of paths) {
+    const full = resolvePath(c.ctx, p);
+    const kind = await c.fs.kind(full, c.self);
+    if (kind === undefined) { err(c, `ls: ${p}: ${errText('ENOENT')}`); status = 1; continue; }
+    if (kind === 'file') { sections.push(`${p}\n`); continue; }
+    const names = await c.fs.list(full, c.self);
+    if (isFsError(names)) { err(c, `ls: can't open '${p}': ${errText(names)}`); status = 1; continue; }
+    const shown = names.filter((n) => all || !n.startsWith('.'));
+    const body = shown.map((n) => `${n}\n`).join('');
+    sections.push(paths.length > 1 ? `${p}:\n${body}` : body);
+  }
+  c.write('stdout', sections.join(paths.length > 1 ? '\n' : ''));
+  return status;
+}
+
+async function grepBuiltin(c: Call): Promise<number> {
+  let i = 0;
+  const flags = new Set<string>();
+  while (i < c.args.length && /^-[qvicFE]+$/.test(c.args[i])) { for (const f of c.args[i].slice(1)) flags.add(f); i++; }
+  if (c.args[i] === '-e') i++;
+  const pattern = c.args[i++];
+  if (pattern === undefined) { err(c, 'grep: no pattern'); return 2; }
+  let re: RegExp;
+  try {
+    const source = flags.has('F') ? pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : pattern;
+    re = new RegExp(source, flags.has('i') ? 'i' : '');
+  } catch { err(c, `grep: bad regex '${pattern}'`); return 2; }
+  const files = c.args.slice(i);
+  const ins = await inputs(c, 'grep', files);
+  if (!ins) return 2;
+  let matched = 0;
+  for (const { name, text } of ins) {
+    let count = 0;
+    for (const line of lines(text)) {
+      if (re.test(line) === flags.has('v')) continue;
+      count++;
+      if (!flags.has('q') && !flags.has('c')) c.write('stdout', `${files.length > 1 ? `${name}:` : ''}${line}\n`);
+    }
+    if (flags.has('c') && !flags.has('q')) c.write('stdout', `${files.length > 1 ? `${name}:` : ''}${count}\n`);
+    matched += count;
+  }
+  if ((ins as { failed?: boolean }).failed) return 2;
+  return matched > 0 ? 0 : 1;
+}
+
+/** The lines of a text (a last line without its newline counts). */
+function lines(text: string): string[] {
+  if (text === '') return [];
+  const l = text.split('\n');
+  if (l[l.length - 1] === '') l.pop();
+  return l;
+}
+
+async function wcBuiltin(c: Call): Promise<number> {
+  const opts = c.args.filter((a) => a.startsWith('-') && a !== '-').join('').replace(/-/g, '');
+  const show = opts === '' ? ['l', 'w', 'c'] : ['l', 'w', 'c'].filter((o) => opts.includes(o));
+  const files = c.args.filter((a) => !a.startsWith('-') || a === '-');
+  const ins = await inputs(c, 'wc', files);
+  if (!ins) return 1;
+  for (const { name, text } of ins) {
+    const counts = { l: (text.match(/\n/g) ?? []).length, w: text.split(/\s+/).filter(Boolean).length, c: Buffer.byteLength(text) } as Record<string, number>;
+    c.write('stdout', `${show.map((o) => counts[o]).join(' ')}${name ? ` ${name}` : ''}\n`);
+  }
+  return (ins as { failed?: boolean }).failed ? 1 : 0;
+}
+
+async function headBuiltin(c: Call): Promise<number> {
+  let n = 10;
+  const files: string[] = [];
+  for (let i = 0; i < c.args.length; i++) {
+    const a = c.args[i];
+    if (a === '-n') n = Number(c.args[++i]);
+    else if (/^-n?\d+$/.test(a)) n = Number(a.replace(/^-n?/, ''));
+    else files.push(a);
+  }
+  if (!Number.isInteger(n) || n < 0) { err(c, 'head: invalid number'); return 1; }
+  const ins = await inputs(c, 'head', files);
+  if (!ins) return 1;
+  for (const { text } of ins) c.write('stdout', lines(text).slice(0, n).map((l) => `${l}\n`).join(''));
+  return (ins as { failed?: boolean }).failed ? 1 : 0;
+}
+
+/** pgrep: the container's processes (PID 1 and running execs, pgrep itself left out) by name or command line. */
+function pgrepBuiltin(c: Call): number {
+  const flags = new Set(c.args.filter((a) => a.startsWith('-')).join('').replace(/-/g, ''));
+  const pattern = c.args.find((a) => !a.startsWith('-'));
+  if (pattern === undefined) { err(c, 'pgrep: no matching criteria specified'); return 2; }
+  let re: RegExp;
+  try { re = new RegExp(flags.has('x') ? `^(?:${pattern})$` : pattern); } catch { err(c, `pgrep: invalid pattern '${pattern}'`); return 2; }
+  const view = c.ctx.view!;
+  const procs: [number, string[]][] = [[1, view.argv], ...view.procs];
+  const found = procs.filter(([, argv]) => {
+    if (argv.length === 0 || posix.basename(argv[0]) === 'pgrep') return false;
+    return re.test(flags.has('f') ? argv.join(' ') : posix.basename(argv[0]).slice(0, 15));
+  }).sort((a, b) => a[0] - b[0]);
+  c.write('stdout', found.map(([pid, argv]) => (flags.has('l') ? `${pid} ${posix.basename(argv[0])}\n` : `${pid}\n`)).join(''));
+  return found.length > 0 ? 0 : 1;
+}
+
 /** Runs one built-in with its output streams already routed. Returns the status. */
-async function builtin(name: string, args: string[], ctx: ShellContext, write: (s: Stream, text: string) => void): Promise<number> {
+async function builtin(name: string, c: Call): Promise<number> {
+  const { ctx, write } = c;
+  let args = c.args;
   switch (name) {
     case 'echo': {
       let newline = true;
@@ -273,19 +610,26 @@ async function builtin(name: string, args: string[], ctx: ShellContext, write: (
       return 0;
     }
     case 'exit': {
-      const code = args.length ? Number(args[0]) : 0;
+      const code = args.length ? Number(args[0]) : ctx.lastStatus ?? 0;
       throw new ExitSignal(Number.isInteger(code) ? ((code % 256) + 256) % 256 : 2);
+    }
+    case 'exec': {
+      // exec replaces the shell: the command's status is the script's.
+      if (args.length === 0) return 0;
+      try {
+        throw new ExitSignal(await runArgv(args, ctx, c.input));
+      } catch (e) {
+        if (!(e instanceof UnknownProgramError)) throw e;
+        err(c, `sh: exec: ${args[0]}: not found`);
+        throw new ExitSignal(127);
+      }
     }
     case 'true': case ':': return 0;
     case 'false': return 1;
     case 'cat': {
-      let status = 0;
-      for (const f of args) {
-        const content = ctx.files.get(resolvePath(ctx, f));
-        if (content === undefined) { write('stderr', `cat: can't open '${f}': No such file or directory\n`); status = 1; continue; }
-        write('stdout', content);
-      }
-      return status;
+      const ins = await inputs(c, 'cat', args);
+      for (const { text } of ins ?? []) write('stdout', text);
+      return !ins || (ins as { failed?: boolean }).failed ? 1 : 0;
     }
     case 'hostname': write('stdout', `${ctx.hostname}\n`); return 0;
     case 'env': write('stdout', Object.entries(ctx.env).map(([k, v]) => `${k}=${v}\n`).join('')); return 0;
@@ -304,38 +648,89 @@ async function builtin(name: string, args: string[], ctx: ShellContext, write: (
       if (signals.some((s) => s === 'TERM' || s === 'SIGTERM' || s === '15')) ctx.ignoreTerm = action === '';
       return 0;
     }
+    case 'id': return idBuiltin(c);
+    case 'ls': return lsBuiltin(c);
+    case 'touch': {
+      let status = 0;
+      for (const f of args.filter((a) => !a.startsWith('-'))) {
+        const e = await c.fs.write(resolvePath(ctx, f), '', true, c.self);
+        if (e) { err(c, `touch: ${f}: ${errText(e)}`); status = 1; }
+      }
+      return status;
+    }
+    case 'mkdir': {
+      const parents = args.includes('-p');
+      let status = 0;
+      for (const d of args.filter((a) => !a.startsWith('-'))) {
+        const full = resolvePath(ctx, d);
+        const chain = parents ? full.split('/').slice(1).map((_, i, a) => `/${a.slice(0, i + 1).join('/')}`) : [full];
+        for (const p of chain) {
+          if (parents && (await c.fs.kind(p, c.self)) === 'dir') continue;
+          const e = await c.fs.mkdir(p, c.self);
+          if (e) { err(c, `mkdir: can't create directory '${d}': ${errText(e === 'ENOTDIR' ? 'ENOTDIR' : e)}`); status = 1; break; }
+        }
+        if (!parents && status === 0 && (await c.fs.kind(full, c.self)) !== 'dir') status = 1;
+      }
+      return status;
+    }
+    case 'test': return testBuiltin(c, false);
+    case '[': return testBuiltin(c, true);
+    case 'grep': return grepBuiltin(c);
+    case 'wc': return wcBuiltin(c);
+    case 'head': return headBuiltin(c);
+    case 'pgrep': return pgrepBuiltin(c);
     default: return 127;
   }
 }
 
-async function runSimple(cmd: SimpleCommand, ctx: ShellContext): Promise<number> {
-  const [prog, ...args] = cmd.argv;
+/** Runs a simple command: expands its words, routes its streams through the redirections, runs it. */
+async function runSimple(cmd: SimpleCommand, ctx: ShellContext, input: string): Promise<number> {
+  const argv: string[] = [];
+  for (const w of cmd.argv) argv.push(await expandWord(w, ctx));
+  const [prog, ...args] = argv;
   const name = posix.basename(prog);
-  // Route the two streams through the redirections, in order.
-  type Sink = Stream | 'null' | { file: string };
+  const fs = fsOf(ctx);
+  const self: Reader = { pid: ctx.pid ?? 1, argv };
+  // Route the two streams through the redirections, in order. Output for a file is collected and written
+  // when the command ends (a file that cannot be created fails the command before it runs, as in a shell).
+  type Sink = Stream | 'null' | { file: string; text: string };
   let stdout: Sink = 'stdout' as Sink;
   let stderr: Sink = 'stderr' as Sink;
+  const fileSinks: { file: string; text: string }[] = [];
   for (const r of cmd.redirects) {
-    const fd = r.op.startsWith('2') ? 2 : 1;
-    let target: Sink;
-    if (r.op.includes('&')) target = r.op.endsWith('2') ? stderr : stdout;
-    else if (r.target === '/dev/null') target = 'null';
-    else if (r.target === '/dev/stdout') target = 'stdout';
-    else if (r.target === '/dev/stderr') target = 'stderr';
-    else {
-      const file = resolvePath(ctx, r.target!);
-      const append = r.op.includes('>>');
-      if (!append) ctx.files.set(file, '');
-      else if (!ctx.files.has(file)) ctx.files.set(file, '');
-      target = { file };
+    const target = r.target ? await expandWord(r.target, ctx) : undefined;
+    if (r.op === '<') {
+      const content = await fs.read(resolvePath(ctx, target!), self);
+      if (isFsError(content)) { ctx.out('stderr', `sh: can't open '${target}': ${errText(content)}\n`); return 1; }
+      input = content;
+      continue;
     }
-    if (fd === 1) stdout = target; else stderr = target;
+    const fd = r.op.startsWith('2') ? 2 : 1;
+    let sink: Sink;
+    if (r.op.includes('&')) sink = r.op.endsWith('2') ? stderr : stdout;
+    else if (target === '/dev/null') sink = 'null';
+    else if (target === '/dev/stdout') sink = 'stdout';
+    else if (target === '/dev/stderr') sink = 'stderr';
+    else {
+      const file = resolvePath(ctx, target!);
+      const e = await fs.write(file, '', r.op.includes('>>'), self);
+      if (e) { ctx.out('stderr', `sh: can't create ${target}: ${errText(e)}\n`); return 1; }
+      sink = fileSinks.find((s) => s.file === file) ?? { file, text: '' };
+      if (!fileSinks.includes(sink)) fileSinks.push(sink);
+    }
+    if (fd === 1) stdout = sink; else stderr = sink;
   }
-  const write = (s: Stream, text: string) => {
+  const write: Write = (s, text) => {
     const dest = s === 'stdout' ? stdout : stderr;
     if (dest === 'null') return;
     if (typeof dest === 'string') { ctx.out(dest, text); return; }
-    ctx.files.set(dest.file, (ctx.files.get(dest.file) ?? '') + text);
+    dest.text += text;
+  };
+  const flush = async () => {
+    for (const s of fileSinks) {
+      const e = await fs.write(s.file, s.text, true, self);
+      if (e) ctx.out('stderr', `sh: write error: ${errText(e)}\n`);
+    }
   };
   if (!BUILTINS.has(name)) {
     if (ctx.unknown === 'block') {
@@ -343,9 +738,46 @@ async function runSimple(cmd: SimpleCommand, ctx: ShellContext): Promise<number>
       return 0;
     }
     write('stderr', `sh: ${prog}: not found\n`);
+    await flush();
     return 127;
   }
-  return builtin(name, args, ctx, write);
+  try {
+    return await builtin(name, { args, ctx, write, input, fs, self });
+  } finally {
+    await flush();
+  }
+}
+
+async function runCommand(command: SimpleCommand | WhileLoop, ctx: ShellContext, input: string): Promise<number> {
+  if (command.kind === 'simple') return runSimple(command, ctx, input);
+  // A loop with no sleeping body would spin: yield to the event loop each round.
+  let status = 0;
+  for (;;) {
+    if ((await runList(command.cond, ctx, status)) !== 0) break;
+    status = await runList(command.body, ctx, status);
+    await new Promise((r) => setImmediate(r));
+    if (ctx.signal.aborted) throw new Aborted();
+  }
+  return status;
+}
+
+/** A pipeline's stages one after the other, each reading the previous one's whole stdout; `exit` ends a stage only. */
+async function runPipeline(p: Pipeline, ctx: ShellContext): Promise<number> {
+  let input = '';
+  let status = 0;
+  for (const [i, stage] of p.stages.entries()) {
+    const last = i === p.stages.length - 1;
+    let captured = '';
+    const stageCtx: ShellContext = last ? ctx : { ...ctx, out: (s, t) => { if (s === 'stdout') captured += t; else ctx.out(s, t); } };
+    try {
+      status = await runCommand(stage, stageCtx, input);
+    } catch (err) {
+      if (!(err instanceof ExitSignal)) throw err;
+      status = err.code;
+    }
+    input = captured;
+  }
+  return status;
 }
 
 async function runList(list: CommandList, ctx: ShellContext, status: number): Promise<number> {
@@ -353,36 +785,27 @@ async function runList(list: CommandList, ctx: ShellContext, status: number): Pr
     if (join === '&&' && status !== 0) continue;
     if (join === '||' && status === 0) continue;
     if (ctx.signal.aborted) throw new Aborted();
-    if (command.kind === 'simple') {
-      status = await runSimple(command, ctx);
-    } else {
-      // A loop with no sleeping body would spin: yield to the event loop each round.
-      for (;;) {
-        if ((await runList(command.cond, ctx, status)) !== 0) break;
-        status = await runList(command.body, ctx, status);
-        await new Promise((r) => setImmediate(r));
-        if (ctx.signal.aborted) throw new Aborted();
-      }
+    try {
+      status = command.kind === 'pipeline' ? await runPipeline(command, ctx) : await runCommand(command, ctx, '');
+    } catch (err) {
+      if (err instanceof SyntaxError) { ctx.out('stderr', `sh: ${err.message}\n`); status = 2; } else throw err;
     }
+    ctx.lastStatus = status;
   }
   return status;
 }
 
-/**
- * Parses a script for `sh -c`; throws SyntaxError for what the interpreter does not understand. Expansion
- * happens here, once for the whole script (so `$?` is always 0: the interpreter has no real variables).
- */
-export function parseScript(script: string, ctx: Pick<ShellContext, 'env' | 'hostname'>): CommandList {
-  const lookup = (name: string) => (name === '?' ? '0' : name === 'HOSTNAME' ? ctx.env.HOSTNAME ?? ctx.hostname : ctx.env[name]);
-  return new Parser(tokenize(script, lookup)).parse();
+/** Parses a script for `sh -c`; throws SyntaxError for what the interpreter does not understand. */
+export function parseScript(script: string): CommandList {
+  return new Parser(tokenize(script)).parse();
 }
 
 /**
  * Runs an argv (a built-in, a shell with -c, or an unknown program) and resolves its exit status. Rejects
  * with the Aborted error when the context's signal fires before it ends, and with UnknownProgramError for
- * an unknown direct program when `ctx.unknown` is 'notfound'.
+ * an unknown direct program when `ctx.unknown` is 'notfound'. `input` is its stdin.
  */
-export async function runArgv(argv: string[], ctx: ShellContext): Promise<number> {
+export async function runArgv(argv: string[], ctx: ShellContext, input = ''): Promise<number> {
   try {
     if (argv.length === 0) {
       if (ctx.unknown === 'block') { await sleep(Infinity, ctx.signal); return 0; }
@@ -393,7 +816,7 @@ export async function runArgv(argv: string[], ctx: ShellContext): Promise<number
       if (c < 0 || c + 1 >= argv.length) return 0; // a shell without a script reads an empty stdin
       let list: CommandList;
       try {
-        list = parseScript(argv[c + 1], ctx);
+        list = parseScript(argv[c + 1]);
       } catch (err) {
         ctx.out('stderr', `sh: ${(err as Error).message}\n`);
         return 2;
@@ -405,7 +828,7 @@ export async function runArgv(argv: string[], ctx: ShellContext): Promise<number
       throw new UnknownProgramError(argv[0]);
     }
     const write = (s: Stream, text: string) => ctx.out(s, text);
-    return await builtin(posix.basename(argv[0]), argv.slice(1), ctx, write);
+    return await builtin(posix.basename(argv[0]), { args: argv.slice(1), ctx, write, input, fs: fsOf(ctx), self: { pid: ctx.pid ?? 1, argv } });
   } catch (err) {
     if (err instanceof ExitSignal) return err.code;
     throw err;
@@ -439,7 +862,7 @@ export class SimProcess {
 
   constructor(private readonly argv: string[], host: Omit<ShellContext, 'signal' | 'unknown'>) {
     this.exited = new Promise((r) => { this.resolveExit = r; });
-    this.ctx = { ...host, signal: this.ac.signal, unknown: 'block' };
+    this.ctx = { ...host, pid: 1, signal: this.ac.signal, unknown: 'block' };
   }
 
   get running(): boolean { return this.settled === undefined; }
@@ -494,8 +917,13 @@ export interface ExecResult { stdout: Buffer; stderr: Buffer; exitCode: number }
 export async function execSync(argv: string[], host: Omit<ShellContext, 'signal' | 'unknown' | 'out'>, signal: AbortSignal): Promise<ExecResult> {
   const out = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
   const size = { stdout: 0, stderr: 0 };
+  // While it runs, the exec is a process of the container (its /proc/<pid>, pgrep).
+  const view = host.view;
+  const pid = view ? view.nextPid++ : undefined;
+  if (view && pid !== undefined) view.procs.set(pid, argv);
   const ctx: ShellContext = {
     ...host,
+    pid,
     signal,
     unknown: 'notfound',
     out(stream, text) {
@@ -506,8 +934,12 @@ export async function execSync(argv: string[], host: Omit<ShellContext, 'signal'
       size[stream] += b.length;
     },
   };
-  const exitCode = await runArgv(argv, ctx);
-  return { stdout: Buffer.concat(out.stdout), stderr: Buffer.concat(out.stderr), exitCode };
+  try {
+    const exitCode = await runArgv(argv, ctx);
+    return { stdout: Buffer.concat(out.stdout), stderr: Buffer.concat(out.stderr), exitCode };
+  } finally {
+    if (view && pid !== undefined) view.procs.delete(pid);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

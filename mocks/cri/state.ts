@@ -22,6 +22,7 @@ import { ImageStore, formatReference, imageView, parseReference, type ImageRecor
 import { resolveUser, userString, UserError } from './users.js';
 import { CriLogWriter, SimProcess, execSync as runExec, isAborted, UnknownProgramError, type ExecResult, type ExitInfo } from './process.js';
 import { loadLocalhostProfile, SeccompProfileError } from './seccomp.js';
+import { buildView, sandboxFiles, type ContainerView } from './container-view.js';
 import { writeCheckpoint, CheckpointError } from './checkpoint.js';
 import { nowNs, rfc3339Nano } from './clock.js';
 
@@ -110,6 +111,8 @@ export interface ContainerRecord {
   log?: CriLogWriter;
   /** Files the container wrote (`echo x > /f`), readable by `cat` in the container and its execs. */
   files: Map<string, string>;
+  /** What the container sees of its configuration: identity, capabilities, /proc, mounts, read-only root. */
+  view: ContainerView;
 }
 
 /** The identity of a container's process (ContainerStatus.user.linux, the simulated /proc/self/status). */
@@ -339,12 +342,13 @@ export class Runtime {
     const argv = config.command.length || config.args.length
       ? [...(config.command.length ? config.command : image.entrypoint), ...(config.args.length ? config.args : config.command.length ? [] : image.cmd)]
       : [];
+    const view = buildView(config, { user, argv, seccompFilter: seccomp.profileType === 'RuntimeDefault' || seccomp.profileType === 'Localhost' });
     const c: ContainerRecord = {
       id, name, sandboxId: s.id, config, metadata: config.metadata, imageSpec: config.image!,
       imageRef: image.repoDigests[0] ?? image.id, imageId: image.id, imageUser: image.user, user,
       state: 'CONTAINER_CREATED', createdAt: nowNs(), startedAt: 0n, finishedAt: 0n, exitCode: 0, reason: '', message: '',
       logPath, resources: config.linux?.resources ?? null, seccomp, argv, env, pid: 0,
-      files: new Map([['/etc/hostname', `${s.hostname}\n`]]),
+      files: new Map(sandboxFiles(s.config, s.hostname)), view,
     };
     this.containers.set(id, c);
     this.emit('CONTAINER_CREATED_EVENT', id, s);
@@ -451,7 +455,7 @@ export class Runtime {
       c.log = log;
     }
     const p = new SimProcess(c.argv, {
-      hostname: s.hostname, env: c.env, workingDir: c.config.working_dir || '/', files: c.files,
+      hostname: s.hostname, env: c.env, workingDir: c.config.working_dir || '/', files: c.files, view: c.view,
       out: (stream, text) => c.log?.write(stream, text),
     });
     c.process = p;
@@ -548,7 +552,7 @@ export class Runtime {
     if (cancelled.aborted) stop('cancelled');
     c.process.exited.then(() => stop('exited'));
     try {
-      return await runExec(cmd, { hostname: s.hostname, env: c.env, workingDir: c.config.working_dir || '/', files: c.files }, ac.signal);
+      return await runExec(cmd, { hostname: s.hostname, env: c.env, workingDir: c.config.working_dir || '/', files: c.files, view: c.view }, ac.signal);
     } catch (err) {
       if (isAborted(err)) {
         if (why === 'timeout') throw new CriError(grpc.status.DEADLINE_EXCEEDED, `failed to exec in container: timeout ${timeoutSeconds}s exceeded: context deadline exceeded`);

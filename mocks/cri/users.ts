@@ -10,18 +10,18 @@
 // The mock's images have no files, so every image shares the simulated /etc/passwd and /etc/group
 // below: the entries of Debian's base-passwd that images commonly use, plus distroless's `nonroot`.
 
-export interface PasswdEntry { name: string; uid: number; gid: number }
+export interface PasswdEntry { name: string; uid: number; gid: number; home: string }
 export interface GroupEntry { name: string; gid: number }
 
-/** The simulated /etc/passwd of every image (part C's simulated filesystem may show it). */
+/** The simulated /etc/passwd of every image (container-view.ts shows it inside the container). */
 export const PASSWD: readonly PasswdEntry[] = [
-  { name: 'root', uid: 0, gid: 0 },
-  { name: 'daemon', uid: 1, gid: 1 },
-  { name: 'bin', uid: 2, gid: 2 },
-  { name: 'sys', uid: 3, gid: 3 },
-  { name: 'www-data', uid: 33, gid: 33 },
-  { name: 'nonroot', uid: 65532, gid: 65532 },
-  { name: 'nobody', uid: 65534, gid: 65534 },
+  { name: 'root', uid: 0, gid: 0, home: '/root' },
+  { name: 'daemon', uid: 1, gid: 1, home: '/usr/sbin' },
+  { name: 'bin', uid: 2, gid: 2, home: '/bin' },
+  { name: 'sys', uid: 3, gid: 3, home: '/dev' },
+  { name: 'www-data', uid: 33, gid: 33, home: '/var/www' },
+  { name: 'nonroot', uid: 65532, gid: 65532, home: '/home/nonroot' },
+  { name: 'nobody', uid: 65534, gid: 65534, home: '/nonexistent' },
 ];
 
 /** The simulated /etc/group of every image. */
