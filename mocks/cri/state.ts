@@ -19,6 +19,7 @@ import type {
   PodSandboxConfig, PodSandboxMetadata, PodSandboxStateName, ProfileTypeName, SecurityProfile,
 } from '../../cri/proto.js';
 import { ImageStore, formatReference, parseReference, type ImageRecord } from './images.js';
+import { StdinPipe } from './streaming/stdin.js';
 import { CriLogWriter, SimProcess, execSync as runExec, isAborted, UnknownProgramError, type ExecResult, type ExitInfo } from './process.js';
 import { loadLocalhostProfile, SeccompProfileError } from './seccomp.js';
 import { writeCheckpoint, CheckpointError } from './checkpoint.js';
@@ -395,6 +396,8 @@ export class Runtime {
     const p = new SimProcess(c.argv, {
       hostname: s.hostname, env: c.env, workingDir: c.config.working_dir || '/', files: c.files,
       out: (stream, text) => c.log?.write(stream, text),
+      // A container created with stdin keeps it open for attach (streaming/attach.ts) to write to.
+      stdin: c.config.stdin ? new StdinPipe() : undefined,
     });
     c.process = p;
     c.pid = p.pid;
