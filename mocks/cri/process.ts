@@ -316,6 +316,18 @@ export interface ShellContext {
   ignoreTerm?: boolean;
   /** The status of the last statement, for `$?`. */
   lastStatus?: number;
+  /** An open stdin (the streaming server's exec, a container created with stdin: mocks/cri/streaming/);
+   *  absent, stdin is empty. */
+  stdin?: StdinReader;
+}
+
+/**
+ * An open stdin, as the streaming server (mocks/cri/streaming/stdin.ts) provides it: it runs the programs
+ * that read their stdin (`cat` without files, a shell without -c) and answers undefined for any other argv,
+ * which then runs as usual.
+ */
+export interface StdinReader {
+  run(argv: string[], ctx: ShellContext): Promise<number> | undefined;
 }
 
 class ExitSignal { constructor(readonly code: number) {} }
@@ -805,8 +817,12 @@ export function parseScript(script: string): CommandList {
  * with the Aborted error when the context's signal fires before it ends, and with UnknownProgramError for
  * an unknown direct program when `ctx.unknown` is 'notfound'. `input` is its stdin.
  */
-export async function runArgv(argv: string[], ctx: ShellContext, input = ''): Promise<number> {
+export async function runArgv(argv: string[], ctx: ShellContext, given?: string): Promise<number> {
+  const input = given ?? '';
   try {
+    // An open stdin (streaming exec, attach) is the program's only when no pipe gave it one.
+    const readingStdin = given === undefined ? ctx.stdin?.run(argv, ctx) : undefined;
+    if (readingStdin) return await readingStdin;
     if (argv.length === 0) {
       if (ctx.unknown === 'block') { await sleep(Infinity, ctx.signal); return 0; }
       throw new UnknownProgramError('');
@@ -835,6 +851,26 @@ export async function runArgv(argv: string[], ctx: ShellContext, input = ''): Pr
   }
 }
 
+/**
+ * Runs one script as a shell reading its stdin runs each line it reads (mocks/cri/streaming/stdin.ts):
+ * resolves the status and whether the script ran `exit` (the shell then ends with that status).
+ */
+export async function runScriptLine(script: string, ctx: ShellContext, status: number): Promise<{ status: number; exited: boolean }> {
+  let list: CommandList;
+  try {
+    list = parseScript(script);
+  } catch (err) {
+    ctx.out('stderr', `sh: ${(err as Error).message}\n`);
+    return { status: 2, exited: false };
+  }
+  try {
+    return { status: await runList(list, ctx, status), exited: false };
+  } catch (err) {
+    if (err instanceof ExitSignal) return { status: err.code, exited: true };
+    throw err;
+  }
+}
+
 export class UnknownProgramError extends Error {
   constructor(readonly program: string) {
     super(`exec: ${JSON.stringify(program)}: executable file not found in $PATH`);
@@ -857,13 +893,28 @@ export class SimProcess {
   private settled: ExitInfo | undefined;
   private resolveExit!: (e: ExitInfo) => void;
   private termTimer: NodeJS.Timeout | undefined;
+  /** Who hears the process's output besides the log (attach, mocks/cri/streaming/attach.ts). */
+  private readonly listeners = new Set<(stream: Stream, text: string) => void>();
   /** Resolves once, when the process has ended (by itself or killed). */
   readonly exited: Promise<ExitInfo>;
 
   constructor(private readonly argv: string[], host: Omit<ShellContext, 'signal' | 'unknown'>) {
     this.exited = new Promise((r) => { this.resolveExit = r; });
-    this.ctx = { ...host, pid: 1, signal: this.ac.signal, unknown: 'block' };
+    const out = (stream: Stream, text: string) => {
+      host.out(stream, text);
+      for (const l of this.listeners) l(stream, text);
+    };
+    this.ctx = { ...host, out, pid: 1, signal: this.ac.signal, unknown: 'block' };
   }
+
+  /** Hears what the process writes from now on, until the returned function is called. */
+  onOutput(listener: (stream: Stream, text: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => { this.listeners.delete(listener); };
+  }
+
+  /** The process's open stdin, when its container was created with stdin. */
+  get stdin(): StdinReader | undefined { return this.ctx.stdin; }
 
   get running(): boolean { return this.settled === undefined; }
   /** The process ignores SIGTERM (its script ran `trap '' TERM`). */

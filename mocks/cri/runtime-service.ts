@@ -2,9 +2,11 @@
 // passes the fault injector, then turns the request into a Runtime operation (state.ts) and the result
 // into the response message. Errors are CriError, answered with their code and message as they are.
 //
-// Not implemented, answered UNIMPLEMENTED as a runtime without them answers: Exec, Attach and PortForward
-// (real runtimes return the URL of a streaming server; the mock has neither processes nor a network to
-// stream from), the Stream* list RPCs of KEP-5825 (alpha, behind the kubelet's CRIListStreaming gate; a
+// Exec, Attach and PortForward answer the URL of the mock's streaming server (streaming/), after the checks
+// containerd's criService makes (container found and running, sandbox found and ready) and the streaming
+// server's own validation.
+//
+// Not implemented, answered UNIMPLEMENTED as a runtime without them answers: the Stream* list RPCs of KEP-5825 (alpha, behind the kubelet's CRIListStreaming gate; a
 // kubelet falls back to the List* RPCs, as with containerd), and CheckpointContainer while the control
 // API says the runtime lacks it.
 import * as grpc from '@grpc/grpc-js';
@@ -15,12 +17,16 @@ import { nowNs } from './clock.js';
 import { CriError, RUNTIME_HANDLERS, seccompView, type ContainerRecord, type Runtime, type RuntimeEvent, type SandboxRecord } from './state.js';
 import { PACKAGE_VERSION } from '../../reference/package-version.js';
 import type { CallLog, Faults } from './faults.js';
+import type { StreamingServer } from './streaming/server.js';
+import type { AttachRequestMsg, ExecRequestMsg, PortForwardRequestMsg } from './streaming/types.js';
 import { containerStats, metricDescriptors, sandboxMetrics, sandboxStats, type StatsContainer, type StatsSandbox } from './stats.js';
 
 export interface ServiceDeps {
   runtime: Runtime;
   faults: Faults;
   calls: CallLog;
+  /** The streaming server Exec, Attach and PortForward hand their requests to; absent: UNIMPLEMENTED. */
+  streaming?: StreamingServer;
 }
 
 export const RUNTIME_NAME = 'orch-mock-cri';
@@ -249,6 +255,14 @@ export function runtimeService(deps: ServiceDeps): RuntimeServiceImpl {
     throw new CriError(grpc.status.UNIMPLEMENTED, `method ${rpc} not implemented: ${why}`);
   });
   const streamNotImplementedHere = (rpc: string) => streamNotImplemented(deps, 'RuntimeService', rpc, LIST_STREAMING_WHY);
+  /** containerd's checks before a streaming request: the container is known, and running. */
+  const runningContainer = (id: string, notFound = `failed to find container ${JSON.stringify(id)} in store`) => {
+    if (id) {
+      const c = rt.findContainer(id);
+      if (!c) throw new CriError(grpc.status.NOT_FOUND, `${notFound}: not found`);
+      if (c.state !== 'CONTAINER_RUNNING') throw new CriError(grpc.status.UNKNOWN, `container is in ${c.state} state`);
+    }
+  };
 
   const handlers: grpc.UntypedServiceImplementation = {
     Version: u('Version', () => ({
@@ -386,9 +400,28 @@ export function runtimeService(deps: ServiceDeps): RuntimeServiceImpl {
       const r = await rt.execSync(req.container_id, req.cmd, n(req.timeout), signal);
       return { stdout: r.stdout, stderr: r.stderr, exit_code: r.exitCode };
     }),
-    Exec: notImplemented('Exec', 'the mock CRI runtime has no streaming server (it simulates processes; use ExecSync)'),
-    Attach: notImplemented('Attach', 'the mock CRI runtime has no streaming server (container output is in the log file)'),
-    PortForward: notImplemented('PortForward', 'the mock CRI runtime has no streaming server and no pod network to forward to'),
+    // As containerd's criService.Exec/Attach/PortForward: the container (sandbox) must exist (NOT_FOUND) and
+    // run (be ready), else a plain error (UNKNOWN); then the streaming server validates and answers the URL.
+    Exec: deps.streaming
+      ? u('Exec', (req: ExecRequestMsg) => {
+        runningContainer(req.container_id);
+        return deps.streaming!.getExec({ ...req, cmd: req.cmd ?? [] });
+      })
+      : notImplemented('Exec', 'the mock CRI runtime was started without its streaming server (use ExecSync)'),
+    Attach: deps.streaming
+      ? u('Attach', (req: AttachRequestMsg) => {
+        runningContainer(req.container_id, 'failed to find container in store');
+        return deps.streaming!.getAttach(req);
+      })
+      : notImplemented('Attach', 'the mock CRI runtime was started without its streaming server'),
+    PortForward: deps.streaming
+      ? u('PortForward', (req: PortForwardRequestMsg) => {
+        const s = rt.findSandbox(req.pod_sandbox_id);
+        if (req.pod_sandbox_id && !s) throw new CriError(grpc.status.NOT_FOUND, `failed to find sandbox ${JSON.stringify(req.pod_sandbox_id)}: not found`);
+        if (s && s.state !== 'SANDBOX_READY') throw new CriError(grpc.status.UNKNOWN, 'sandbox container is not running');
+        return deps.streaming!.getPortForward({ ...req, port: req.port ?? [] });
+      })
+      : notImplemented('PortForward', 'the mock CRI runtime was started without its streaming server'),
 
     CheckpointContainer: u('CheckpointContainer', async (req: { container_id: string; location: string; timeout: string }, signal) => {
       await rt.checkpointContainer(req.container_id, req.location, n(req.timeout), signal);

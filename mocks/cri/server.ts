@@ -15,6 +15,7 @@ import { imageServiceHandlers } from './image-service.js';
 import { CallLog, Faults } from './faults.js';
 import { NotFoundError, startControlServer, type MockCriControl } from './control.js';
 import { prepareSocketPath } from '../../cri/unix-socket.js';
+import { StreamingServer, type StreamingOptions } from './streaming/server.js';
 
 export interface MockCriOptions {
   /** Unix socket path for the CRI gRPC services (parent dir created 0700; socket chmod 0600). */
@@ -35,6 +36,8 @@ export interface MockCriOptions {
   pullDelayMs?: number;
   /** What RuntimeConfig reports; default SYSTEMD. */
   cgroupDriver?: 'SYSTEMD' | 'CGROUPFS';
+  /** The streaming server's timeouts and bounds (streaming/server.ts). */
+  streaming?: StreamingOptions;
 }
 
 export interface MockCri {
@@ -46,6 +49,8 @@ export interface MockCri {
   seccompDir: string;
   /** The same operations as the control API, in-process. */
   control: MockCriControl;
+  /** `http://127.0.0.1:<port>` of the streaming server Exec, Attach and PortForward answer URLs of. */
+  streamingUrl: string;
   /** Stops timers and processes, ends event streams, closes both servers, removes the sockets. */
   close(): Promise<void>;
 }
@@ -66,9 +71,11 @@ export async function startMockCri(opts: MockCriOptions): Promise<MockCri> {
   const calls = new CallLog();
   const control = makeControl(runtime, faults, calls);
 
+  // The streaming server (Exec, Attach, PortForward) lives and dies with the mock.
+  const streaming = await StreamingServer.start(runtime, opts.streaming);
   const defs = loadCri();
   const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES, 'grpc.max_send_message_length': MAX_MESSAGE_BYTES });
-  const rs = runtimeService({ runtime, faults, calls });
+  const rs = runtimeService({ runtime, faults, calls, streaming });
   server.addService(defs.RuntimeService.service, rs.handlers);
   server.addService(defs.ImageService.service, imageServiceHandlers({ faults, calls, images }));
 
@@ -91,6 +98,7 @@ export async function startMockCri(opts: MockCriOptions): Promise<MockCri> {
   } catch (err) {
     // Nothing half-started stays behind.
     server.forceShutdown();
+    await streaming.close();
     if (socketIno >= 0) await removeSocket(socket!, socketIno);
     if (ownRoot) await rm(root, { recursive: true, force: true });
     throw err;
@@ -104,9 +112,11 @@ export async function startMockCri(opts: MockCriOptions): Promise<MockCri> {
     root,
     seccompDir,
     control,
+    streamingUrl: streaming.baseUrl,
     close() {
       closing ??= (async () => {
         rs.endEventStreams();
+        await streaming.close();
         await runtime.close();
         await new Promise<void>((done) => {
           // Let answered calls finish; anything still running after a moment is cut.

@@ -20,6 +20,7 @@ import type {
 } from '../../cri/proto.js';
 import { ImageStore, formatReference, imageView, parseReference, type ImageRecord } from './images.js';
 import { resolveUser, userString, UserError } from './users.js';
+import { StdinPipe } from './streaming/stdin.js';
 import { CriLogWriter, SimProcess, execSync as runExec, isAborted, UnknownProgramError, type ExecResult, type ExitInfo } from './process.js';
 import { loadLocalhostProfile, SeccompProfileError } from './seccomp.js';
 import { buildView, sandboxFiles, type ContainerView } from './container-view.js';
@@ -457,6 +458,8 @@ export class Runtime {
     const p = new SimProcess(c.argv, {
       hostname: s.hostname, env: c.env, workingDir: c.config.working_dir || '/', files: c.files, view: c.view,
       out: (stream, text) => c.log?.write(stream, text),
+      // A container created with stdin keeps it open for attach (streaming/attach.ts) to write to.
+      stdin: c.config.stdin ? new StdinPipe() : undefined,
     });
     c.process = p;
     c.pid = p.pid;

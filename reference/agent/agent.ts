@@ -22,6 +22,7 @@ import { AgentPodSource, servePodInfo } from './pod-info/agent-source.js';
 import { agentRequestAuth } from './auth/request-auth.js';
 import { DEFAULT_AUTH_SETTINGS, type AgentAuthSettings } from './auth/settings.js';
 import { checkpointRoutes } from './checkpoint.js';
+import { streamingRoutes } from './streaming.js';
 import { AgentStats } from './stats/agent-stats.js';
 
 export interface AgentOptions {
@@ -179,6 +180,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
         routes: [
           ...checkpointRoutes({ featureGates: gates, pods: () => workers?.pods() ?? [], runtime, checkpointsDir: layout.checkpointsDir, defaultTimeoutSeconds: o.checkpointDefaultTimeoutSeconds, log }),
           ...stats.routes,
+          ...streamingRoutes({ pods: () => workers?.pods() ?? [], runtime, log }),
         ],
         onMetrics: stats.onMetrics,
       });

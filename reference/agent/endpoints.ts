@@ -16,6 +16,8 @@ import { PACKAGE_VERSION } from '../package-version.js';
 import type { FeatureGates } from '../features.js';
 import { answerPlainHttp, type ServingCert } from '../tls.js';
 import type { AgentRequestAuth } from './auth/request-auth.js';
+import type { Duplex } from 'node:stream';
+import { writeRaw } from './streaming.js';
 
 export const AGENT_COMPONENT = 'orch-agent';
 /** Upstream's PLEG relist threshold: a PLEG silent this long makes the sync loop unhealthy. */
@@ -84,6 +86,8 @@ export interface AgentRoute {
   /** Methods served; another method answers 405 with an Allow header. */
   methods: readonly string[];
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
+  /** An upgrade request (exec, attach, port forwarding: streaming.ts), on the socket it took over. */
+  upgrade?(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void>;
 }
 
 /** The route serving `pathname`, if any: exact paths first, then the longest prefix. */
@@ -167,6 +171,20 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
       if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end(`internal error: ${(err as Error).message}\n`);
     });
+  });
+  // Upgrade requests (exec, attach, port forwarding) pass the same authentication and authorization,
+  // then go to a route that takes upgrades; any other path answers as it would without the upgrade.
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'https://agent');
+      const refusal = await o.auth?.check(req, url.pathname);
+      if (refusal) return writeRaw(socket, refusal.status, refusal.body);
+      const route = routeFor(o.routes ?? [], url.pathname);
+      if (!route?.upgrade) return writeRaw(socket, 404, '404 page not found\n');
+      if (!route.methods.includes(req.method ?? 'GET')) return writeRaw(socket, 405, `method not allowed: ${route.path} answers ${route.methods.join(', ')}\n`, { Allow: route.methods.join(', ') });
+      await route.upgrade(req, socket, head, url);
+    })().catch((err) => writeRaw(socket, 500, `internal error: ${(err as Error).message}\n`));
   });
   answerPlainHttp(server);
   await new Promise<void>((resolve, reject) => {

@@ -159,6 +159,17 @@ export class Runtime {
   }
 
   /** The image's id when present, undefined when absent. */
+  /** The runtime's streaming URLs (exec, attach, port forwarding through its streaming server). */
+  async exec(req: { container_id: string; cmd: string[]; tty: boolean; stdin: boolean; stdout: boolean; stderr: boolean }): Promise<{ url: string }> {
+    return this.call(this.rs, 'Exec', req);
+  }
+  async attach(req: { container_id: string; tty: boolean; stdin: boolean; stdout: boolean; stderr: boolean }): Promise<{ url: string }> {
+    return this.call(this.rs, 'Attach', req);
+  }
+  async portForward(req: { pod_sandbox_id: string; port: number[] }): Promise<{ url: string }> {
+    return this.call(this.rs, 'PortForward', req);
+  }
+
   async imagePresent(image: string): Promise<string | undefined> {
     const r = await this.call<{ image: { id: string } | null }>(this.is, 'ImageStatus', { image: { image } });
     return r.image?.id || undefined;
