@@ -8,9 +8,13 @@
 // Figures: RPCs per second of Version (mock and bare), ListContainers (all pods x containers in one
 // answer), ContainerStatus (a random container each call), both per second of wall time and per
 // second of the server's own CPU time (what one core of it can serve, whatever the client costs);
-// CreateContainer+StartContainer latency.
+// CreateContainer+StartContainer latency; Version again from Node's http2 client sending the socket
+// path as `:authority`, as grpc-go clients of some releases do (cri/authority.ts re-encodes every header
+// block of such a connection; grpc-js's `localhost` passes as it came).
 // `--serve mock|bare --socket <path>` is the child mode.
 import { spawn, type ChildProcess } from 'node:child_process';
+import http2 from 'node:http2';
+import { connect } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,6 +114,28 @@ async function throughput(total: number, concurrency: number, make: () => Promis
 }
 
 
+/** Version over Node's http2 with `authority`: gRPC framing by hand (an empty request is 5 bytes). */
+function pathAuthorityVersion(socket: string, authority: string): { call(): Promise<void>; close(): void } {
+  const session = http2.connect('http://localhost', { createConnection: () => connect(socket) });
+  const headers = {
+    ':method': 'POST', ':scheme': 'http', ':path': '/runtime.v1.RuntimeService/Version', ':authority': authority,
+    'content-type': 'application/grpc', te: 'trailers',
+  };
+  const empty = Buffer.alloc(5);
+  return {
+    call: () => new Promise<void>((resolve, reject) => {
+      const req = session.request(headers);
+      let status: string | undefined;
+      req.on('trailers', (h) => { status = String(h['grpc-status']); });
+      req.on('data', () => {});
+      req.on('error', reject);
+      req.on('close', () => (status === '0' ? resolve() : reject(new Error(`Version through :authority ${authority}: grpc-status ${status}, rst ${req.rstCode}`))));
+      req.end(empty);
+    }),
+    close: () => session.close(),
+  };
+}
+
 async function populate(cri: CriClient, pods: number, perPod: number, logDir: string): Promise<string[]> {
   const ids: string[] = [];
   for (let p = 0; p < pods; p++) {
@@ -151,6 +177,10 @@ async function main(): Promise<void> {
     const listCalls = Math.max(200, Math.floor(calls / 20));
     const list = await measure(mockChild, listCalls, concurrency, () => mock.call('ListContainers', {}));
     const listed = (await mock.call<{ containers: unknown[] }>('ListContainers', {})).containers.length;
+    const pathClient = pathAuthorityVersion(join(dir, 'mock.sock'), join(dir, 'mock.sock'));
+    await throughput(2000, concurrency, () => pathClient.call());
+    const pathVersion = await measure(mockChild, calls, concurrency, () => pathClient.call());
+    pathClient.close();
 
     // CreateContainer + StartContainer, one after the other, in a sandbox of its own.
     const sandboxConfig = { metadata: { name: 'latency', uid: 'uid-latency', namespace: 'bench', attempt: 0 }, log_directory: join(dir, 'logs', 'latency') };
@@ -175,10 +205,11 @@ async function main(): Promise<void> {
       row('Version, mock', mockVersion),
       row(`ContainerStatus, mock (${ids.length} containers)`, status),
       row(`ListContainers, mock (${listed} containers per answer)`, list),
+      row('Version, mock, socket path as :authority (Node http2)', pathVersion),
     ]);
     console.log(`\nCreateContainer+StartContainer, ${starts} in sequence: median ${quantile(latencies, 0.5).toFixed(2)} ms, p95 ${quantile(latencies, 0.95).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms`);
-    const simple = Math.min(mockVersion.perCoreSecond, status.perCoreSecond);
-    console.log(`Aim: >= 5,000 simple RPCs/s on one core (Version, ContainerStatus per server CPU second): ${simple >= 5000 ? 'met' : 'NOT met'} (${fmt(simple)})\n`);
+    const simple = Math.min(mockVersion.perCoreSecond, status.perCoreSecond, pathVersion.perCoreSecond);
+    console.log(`Aim: >= 5,000 simple RPCs/s on one core (Version, ContainerStatus, Version with a path :authority per server CPU second): ${simple >= 5000 ? 'met' : 'NOT met'} (${fmt(simple)})\n`);
   } finally {
     for (const c of children) c.stdin?.end();
     await Promise.all(children.map((c) => new Promise<void>((resolve) => (c.exitCode !== null ? resolve() : c.once('exit', () => resolve())))));

@@ -16,6 +16,7 @@ import { CallLog, Faults } from './faults.js';
 import { NotFoundError, startControlServer, type MockCriControl } from './control.js';
 import { prepareSocketPath } from '../../cri/unix-socket.js';
 import { StreamingServer, type StreamingOptions } from './streaming/server.js';
+import { listenAnyAuthority, type AnyAuthorityListener } from '../../cri/authority.js';
 
 export interface MockCriOptions {
   /** Unix socket path for the CRI gRPC services (parent dir created 0700; socket chmod 0600). */
@@ -83,11 +84,12 @@ export async function startMockCri(opts: MockCriOptions): Promise<MockCri> {
   let socketIno = -1;
   let controlServer: { close(): Promise<void> } | undefined;
   let controlPath: string | undefined;
+  let listener: AnyAuthorityListener | undefined;
   try {
     socket = await prepareSocketPath(opts.socket);
-    await new Promise<void>((ok, fail) => {
-      server.bindAsync(`unix:${socket}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? fail(err) : ok()));
-    });
+    // Not server.bindAsync: CRI clients may send any :authority (a socket path), which grpc-js's HTTP/2
+    // server refuses; the listener (cri/authority.ts) hands connections over with it rewritten.
+    listener = await listenAnyAuthority(server, socket);
     // The socket is made with the process umask; narrow it before anyone is told where it is.
     await chmod(socket, 0o600);
     socketIno = (await lstat(socket)).ino;
@@ -99,6 +101,7 @@ export async function startMockCri(opts: MockCriOptions): Promise<MockCri> {
     // Nothing half-started stays behind.
     server.forceShutdown();
     await streaming.close();
+    await listener?.destroyConnections();
     if (socketIno >= 0) await removeSocket(socket!, socketIno);
     if (ownRoot) await rm(root, { recursive: true, force: true });
     throw err;
@@ -118,11 +121,13 @@ export async function startMockCri(opts: MockCriOptions): Promise<MockCri> {
         rs.endEventStreams();
         await streaming.close();
         await runtime.close();
+        listener!.stop();
         await new Promise<void>((done) => {
           // Let answered calls finish; anything still running after a moment is cut.
           const t = setTimeout(() => server.forceShutdown(), 2000);
           server.tryShutdown(() => { clearTimeout(t); done(); });
         });
+        await listener!.destroyConnections();
         await controlServer?.close();
         await removeSocket(socket, socketIno);
         // A root this server made for itself goes with it; a root given by the caller stays.

@@ -12,6 +12,7 @@ import { chmod, lstat, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { prepareSocketPath } from '../../../cri/unix-socket.js';
+import { listenAnyAuthority, type AnyAuthorityListener } from '../../../cri/authority.js';
 import { broken } from '../breaks.js';
 import { applyFieldMask, fieldMaskOf, FieldMaskError } from './field-mask.js';
 import { FIELD_MASK_KEY, loadPods, type PodEventType } from './proto.js';
@@ -189,15 +190,16 @@ export async function startPodInfoServer(o: PodInfoServerOptions): Promise<PodIn
 
   let socketPath: string;
   let ino = -1;
+  let listener: AnyAuthorityListener | undefined;
   try {
     socketPath = await prepareSocketPath(o.socketPath);
     // The socket is made with the process umask before it can be narrowed: only a private directory
     // keeps others from connecting in between.
     const dirMode = (await stat(dirname(socketPath))).mode & 0o777;
     if (dirMode & 0o077) throw new Error(`its directory ${dirname(socketPath)} is open to others (0${dirMode.toString(8)}); it must be owner-only (0700)`);
-    await new Promise<void>((resolve, reject) => {
-      server.bindAsync(`unix:${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
-    });
+    // Not server.bindAsync: clients may send any :authority (grpc-go's socket path), which grpc-js's
+    // HTTP/2 server refuses; the listener (cri/authority.ts) hands connections over with it rewritten.
+    listener = await listenAnyAuthority(server, socketPath);
     // Bound with the process umask inside a 0700 directory; narrowed before anyone is told it exists.
     // Test-only (breaks.ts): left readable and writable by everyone, its directory open as well.
     await chmod(socketPath, broken('podinfo-socket-world') ? 0o666 : 0o600);
@@ -206,6 +208,7 @@ export async function startPodInfoServer(o: PodInfoServerOptions): Promise<PodIn
   } catch (err) {
     unsubscribe();
     server.forceShutdown();
+    await listener?.destroyConnections();
     throw new Error(`cannot serve the pod info socket ${o.socketPath}: ${(err as Error).message}`);
   }
 
@@ -215,10 +218,12 @@ export async function startPodInfoServer(o: PodInfoServerOptions): Promise<PodIn
     close: () => closing ??= (async () => {
       unsubscribe();
       for (const w of [...watchers]) drop(w, failure(grpc.status.UNAVAILABLE, 'the agent is stopping'));
+      listener!.stop();
       await new Promise<void>((resolve) => {
         const t = setTimeout(() => server.forceShutdown(), 1000);
         server.tryShutdown(() => { clearTimeout(t); resolve(); });
       });
+      await listener!.destroyConnections();
       // The socket goes only if it is still the one this server made.
       try {
         if ((await lstat(socketPath)).ino === ino) await unlink(socketPath);
