@@ -3,7 +3,7 @@
 // (mocks/cri/streaming/spdy.ts), so that a mistake made the same way in both directions there shows here.
 //
 // spdy-transport is an HTTP-over-SPDY library; the Kubernetes protocols use SPDY framing without HTTP
-// semantics, and two of its HTTP assumptions make it fail against any kubelet-style server (the mock's
+// semantics, and three of its habits make it fail against any kubelet-style server (the mock's
 // and containerd's alike; test/cri-containerd.test.ts shows containerd's). Each is bridged here, narrowly:
 //  1. A SYN_REPLY must carry `:status` for it (Stream#_handleResponse): without one it answers the reply
 //     with RST_STREAM PROTOCOL_ERROR. Upstream's servers (moby/spdystream under apimachinery's
@@ -14,6 +14,11 @@
 //     its last frames and closes (as upstream does after a command ends) loses them. The connection is
 //     therefore handed a Duplex over the socket whose end is the socket's end but which closes only
 //     when this client closes it, after it has read what it waits for.
+//  3. It answers a RST_STREAM with a RST_STREAM of its own (Stream#_handleRST calls abort(), which sends
+//     one), which SPDY/3.1 forbids ("the recipient must not send additional frames for that stream").
+//     Upstream's servers reset every stream when a command ends; containerd 1.6 was seen to stall then,
+//     never resetting the error stream, when the client echoed the resets. Per stream, a reset from the
+//     server ends it here without a frame back.
 // One more difference is NOT bridged, as it is spdy-transport being right about SPDY/3.1: it honours flow
 // control, sending at most the 64 KiB initial window (per stream and per connection) until the peer sends
 // WINDOW_UPDATE, and upstream's spdystream never does (its frame handler has no case for WINDOW_UPDATE or
@@ -37,7 +42,10 @@ const transport = require('spdy-transport') as {
 export interface SpdyTransportStream extends Duplex {
   id: number;
   _handleResponse(frame: { headers: Record<string, string> }): void;
-  _spdyState: { needResponse: boolean };
+  _handleRST(frame: { code: string }): void;
+  /** The RST_STREAM status the server reset the stream with (set by this helper). */
+  resetBy?: string;
+  _spdyState: { needResponse: boolean; aborted: boolean };
   abort(): void;
 }
 
@@ -106,6 +114,14 @@ export function spdyTransportConnect(t: Target, protocols: string[]): Promise<Sp
             s._spdyState.needResponse = false;
             s.emit('response', 0, frame.headers);
           };
+          // (3) above: a stream the server reset is closed here without a RST_STREAM back.
+          s._handleRST = (frame) => {
+            if (s._spdyState.aborted) return;
+            s._spdyState.aborted = true;
+            s.resetBy = frame.code;
+            s.push(null);
+            process.nextTick(() => s.emit('close', new Error(`reset by the server: ${frame.code}`)));
+          };
           s.on('error', () => undefined); // a reset stream: what it carried is what counts
           return s;
         },
@@ -122,14 +138,23 @@ export function spdyTransportConnect(t: Target, protocols: string[]): Promise<Sp
   }), `SPDY upgrade of ${t.url}`);
 }
 
+/** How the server ended a stream: FIN, RST_STREAM, or neither before the connection went. */
+export type StreamEnd = 'fin' | 'reset' | 'closed';
+
 /** A stream's bytes until its end (FIN), a reset, or its close. */
 export function readAll(s: Duplex): Promise<string> {
+  return readEnd(s).then((r) => r.text);
+}
+
+/** A stream's bytes and how it ended. */
+export function readEnd(s: Duplex): Promise<{ text: string; end: StreamEnd }> {
   const chunks: Buffer[] = [];
   return new Promise((resolve) => {
-    const done = () => resolve(Buffer.concat(chunks).toString());
+    const done = (end: StreamEnd) => resolve({ text: Buffer.concat(chunks).toString(), end });
     s.on('data', (d: Buffer) => chunks.push(d));
-    s.once('end', done);
-    s.once('close', done);
+    // A reset pushes the end too (see open()), after it has marked the stream.
+    s.once('end', () => done((s as SpdyTransportStream).resetBy ? 'reset' : 'fin'));
+    s.once('close', () => done((s as SpdyTransportStream).resetBy ? 'reset' : 'closed'));
   });
 }
 
@@ -138,26 +163,36 @@ export function replied(s: SpdyTransportStream): Promise<void> {
   return withTimeout(new Promise<void>((resolve) => s.once('response', () => resolve())), `the reply to stream ${s.id}`);
 }
 
+export interface SpdyCommandResult extends CommandResult {
+  /** How the server ended each stream the client read. */
+  ends: Record<string, StreamEnd>;
+}
+
 /**
  * Exec/attach through spdy-transport, streams opened as kubectl opens them (error, stdin, stdout, stderr,
  * resize); waits for the error stream's end (the server's last word), then for stdout and stderr.
  */
 export async function spdyTransportCommand(t: Target, protocols: string[],
-  o: { stdin?: string[]; closeStdin?: boolean; stdout?: boolean; stderr?: boolean; tty?: boolean } = {}): Promise<CommandResult | Refusal> {
+  o: { stdin?: string[]; closeStdin?: boolean; stdout?: boolean; stderr?: boolean; tty?: boolean } = {}): Promise<SpdyCommandResult | Refusal> {
   const c = await spdyTransportConnect(t, protocols);
   if ('refused' in c) return c;
   try {
+    const ends: Record<string, StreamEnd> = {};
+    const read = (name: string, s: Duplex) => readEnd(s).then((r) => { ends[name] = r.end; return r.text; });
     const error = c.open({ streamType: 'error' });
-    const errorText = readAll(error);
+    const errorText = read('error', error);
     const stdin = o.stdin ? c.open({ streamType: 'stdin' }) : undefined;
-    const stdout = o.stdout !== false ? readAll(c.open({ streamType: 'stdout' })) : Promise.resolve('');
-    const stderr = o.stderr ? readAll(c.open({ streamType: 'stderr' })) : Promise.resolve('');
+    const stdout = o.stdout !== false ? read('stdout', c.open({ streamType: 'stdout' })) : Promise.resolve('');
+    const stderr = o.stderr ? read('stderr', c.open({ streamType: 'stderr' })) : Promise.resolve('');
     if (o.tty) c.open({ streamType: 'resize' });
     await replied(error);
     for (const line of o.stdin ?? []) stdin!.write(Buffer.from(line));
     if (o.closeStdin) stdin?.end();
-    const [out, err, status] = await withTimeout(Promise.all([stdout, stderr, errorText]), 'the command to end');
-    return { protocol: c.protocol, stdout: out, stderr: err, error: status };
+    const ended: string[] = [];
+    const note = (name: string, p: Promise<string>) => p.then((x) => { ended.push(name); return x; });
+    const [out, err, status] = await withTimeout(Promise.all([note('stdout', stdout), note('stderr', stderr), note('error', errorText)]), `the command at ${t.url} to end`)
+      .catch((e: Error) => { throw new Error(`${e.message} (streams ended: ${ended.join(', ') || 'none'}; connection errors: ${c.errors.join('; ') || 'none'})`); });
+    return { protocol: c.protocol, stdout: out, stderr: err, error: status, ends };
   } finally {
     c.close();
   }

@@ -44,7 +44,7 @@ function readUntil(s: NodeJS.ReadableStream, pred: (text: string) => boolean, wh
 }
 
 t.test('the mock streaming server through spdy-transport', async (t) => {
-  const { c, m } = await startCri(t);
+  const { c } = await startCri(t);
   const sb = (await c.call('RunPodSandbox', {
     config: { metadata: { name: 'indep', uid: 'uid-indep', namespace: 'team', attempt: 0 }, port_mappings: [{ protocol: 'TCP', container_port: 8080, host_port: 0, host_ip: '' }] },
   })).pod_sandbox_id;
@@ -125,9 +125,8 @@ t.test('the mock streaming server through spdy-transport', async (t) => {
     const err = s.open({ streamType: 'error', port: '9999', requestID: '1' });
     const refused = readAll(err);
     s.open({ streamType: 'data', port: '9999', requestID: '1' });
-    t.equal(await refused, `error forwarding port 9999 to pod ${sb}, uid : failed to connect to localhost:9999 inside namespace "${sb}", IPv4: dial tcp4 127.0.0.1:9999: connect: connection refused IPv6 dial tcp6 [::1]:9999: connect: connection refused `);
+    t.match(await refused, new RegExp(`^error forwarding port 9999 to pod ${sb}, uid : failed to execute portforward in network namespace "/var/run/netns/cni-[0-9a-f-]{36}": failed to connect to localhost:9999 inside namespace "${sb}", IPv4: dial tcp4 127\\.0\\.0\\.1:9999: connect: connection refused `));
   });
-  void m;
 });
 
 t.test('the agent\'s /exec through spdy-transport', async (t) => {
