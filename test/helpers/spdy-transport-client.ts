@@ -3,8 +3,9 @@
 // (mocks/cri/streaming/spdy.ts), so that a mistake made the same way in both directions there shows here.
 //
 // spdy-transport is an HTTP-over-SPDY library; the Kubernetes protocols use SPDY framing without HTTP
-// semantics, and three of its habits make it fail against any kubelet-style server (the mock's
-// and containerd's alike; test/cri-containerd.test.ts shows containerd's). Each is bridged here, narrowly:
+// semantics, and three of its habits make it fail against kubelet-style servers (1 and 2 were seen
+// against the mock, whose replies and closing are upstream's; 3 against containerd 1.6, in
+// test/cri-containerd.test.ts). Each is bridged here, narrowly:
 //  1. A SYN_REPLY must carry `:status` for it (Stream#_handleResponse): without one it answers the reply
 //     with RST_STREAM PROTOCOL_ERROR. Upstream's servers (moby/spdystream under apimachinery's
 //     httpstream/spdy) reply with an empty header block. Per stream, a reply without `:status` is taken
