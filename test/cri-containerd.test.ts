@@ -13,6 +13,11 @@
 // sandbox (pause) image: CreateContainer's security-context checks need a running sandbox, which the
 // test runs with the host network (no CNI).
 //
+// Streaming: the URLs Exec, Attach and PortForward hand out are used on both with the same clients
+// (WebSocket v4.channel.k8s.io through `ws`, SPDY/3.1 through spdy-transport: neither is the mock's own
+// framing), and what comes back (the error channel's Status, how each SPDY stream ends, port forwarding's
+// data and refusals) is compared.
+//
 // Without root or containerd the test is skipped with the reason, except in CI (`CI` set), where it
 // must run and fails instead.
 import t, { type Test } from 'tap';
@@ -26,6 +31,9 @@ import { dirname, join } from 'node:path';
 import * as tar from 'tar';
 import { containerdUnavailable, SANDBOX_IMAGE, startContainerd, type RunningContainerd } from './helpers/containerd.js';
 import { criClient, type CriClient } from '../cri/proto.js';
+import { createServer, type AddressInfo } from 'node:net';
+import { wsCommand, wsConnect, type CommandResult, type Refusal } from './helpers/streaming-clients.js';
+import { readAll, replied, spdyTransportCommand, spdyTransportConnect, type SpdyCommandResult } from './helpers/spdy-transport-client.js';
 import { startMockCri } from '../mocks/cri/server.js';
 
 // ------------------------------------------------------------------------------------------------
@@ -293,14 +301,11 @@ t.test('the mock CRI runtime answers as containerd does', { skip: unavailable &&
     await same(tt, 'UpdateContainerResources of an unknown id', 'UpdateContainerResources', { container_id: UNKNOWN_ID, linux: { cpu_shares: 512 } });
     await same(tt, 'ReopenContainerLog of an unknown id', 'ReopenContainerLog', { container_id: UNKNOWN_ID });
     await same(tt, 'ExecSync in an unknown container', 'ExecSync', { container_id: UNKNOWN_ID, cmd: ['true'], timeout: 5 });
-    // Exec, Attach and PortForward hand out a URL of the runtime's streaming server. The mock has
-    // none (it simulates processes), and a runtime answers a call it does not support with
-    // UNIMPLEMENTED whatever the arguments, as containerd 1.6 does for CheckpointContainer of any id;
-    // containerd, which streams, checks the id first. Both answers are a runtime's.
-    const streaming = { codes: ['NOT_FOUND', 'UNIMPLEMENTED'] };
-    await same(tt, 'Exec in an unknown container', 'Exec', { container_id: UNKNOWN_ID, cmd: ['sh'], stdout: true }, streaming);
-    await same(tt, 'Attach to an unknown container', 'Attach', { container_id: UNKNOWN_ID, stdout: true }, streaming);
-    await same(tt, 'PortForward to an unknown sandbox', 'PortForward', { pod_sandbox_id: UNKNOWN_ID, port: [80] }, streaming);
+    // Exec, Attach and PortForward hand out a URL of the runtime's streaming server; both have one, and
+    // both look the container (sandbox) up before anything else. The URLs are used in 'streaming' below.
+    await same(tt, 'Exec in an unknown container', 'Exec', { container_id: UNKNOWN_ID, cmd: ['sh'], stdout: true });
+    await same(tt, 'Attach to an unknown container', 'Attach', { container_id: UNKNOWN_ID, stdout: true });
+    await same(tt, 'PortForward to an unknown sandbox', 'PortForward', { pod_sandbox_id: UNKNOWN_ID, port: [80] });
     await same(tt, 'CreateContainer in an unknown sandbox', 'CreateContainer', {
       pod_sandbox_id: UNKNOWN_ID,
       config: { metadata: { name: 'c' }, image: { image: IMAGE } },
@@ -401,6 +406,214 @@ t.test('the mock CRI runtime answers as containerd does', { skip: unavailable &&
     } finally {
       await both('StopPodSandbox', (who) => ({ pod_sandbox_id: ids[who] }));
       const removed = await both('RemovePodSandbox', (who) => ({ pod_sandbox_id: ids[who] }));
+      tt.ok(removed.mock.ok && removed.containerd.ok, 'the sandboxes and their containers are removed', { mock: describe(removed.mock), containerd: describe(removed.containerd) });
+    }
+  });
+
+  // The streaming servers themselves: the URLs Exec, Attach and PortForward hand out, what each refuses,
+  // and the URLs used with the same clients on both (WebSocket v4.channel.k8s.io, and SPDY/3.1 through
+  // spdy-transport, an implementation independent of the mock's). A host-network sandbox runs
+  // `/bin/sleep 3600` from our image; port forwarding in a host-network sandbox reaches the host's
+  // loopback on containerd, where a small echo server listens; the mock's sandbox declares that port
+  // (its port convention: a declared container port answers as an echo responder).
+  await t.test('streaming', { skip: runnable ? false : 'no /bin/sleep with its libraries (ldd) to make a runnable image' }, async (tt) => {
+    const echo = createServer((sock) => sock.pipe(sock));
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', () => resolve()));
+    tt.teardown(() => echo.close());
+    const echoPort = (echo.address() as AddressInfo).port;
+    // A port nothing listens on: one the system just handed out and took back.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => resolve()));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+
+    const sandboxConfig = {
+      metadata: { name: 'st', uid: 'st-uid', namespace: 'diff' },
+      port_mappings: [{ protocol: 'TCP', container_port: echoPort, host_port: 0, host_ip: '' }],
+      linux: { security_context: { namespace_options: { network: 'NODE', pid: 'POD', ipc: 'POD' } } },
+    };
+    const sb = await both('RunPodSandbox', { config: sandboxConfig });
+    tt.ok(sb.mock.ok && sb.containerd.ok, 'RunPodSandbox with the host network on both', { mock: describe(sb.mock), containerd: describe(sb.containerd) });
+    if (!sb.mock.ok || !sb.containerd.ok) return;
+    const sbIds = { mock: sb.mock.res.pod_sandbox_id as string, containerd: sb.containerd.res.pod_sandbox_id as string };
+    try {
+      const made = await both('CreateContainer', (who) => ({
+        pod_sandbox_id: sbIds[who], sandbox_config: sandboxConfig,
+        config: { metadata: { name: 'sleeper' }, image: { image: IMAGE }, command: ['/bin/sleep'], args: ['3600'] },
+      }));
+      tt.ok(made.mock.ok && made.containerd.ok, 'CreateContainer /bin/sleep 3600 on both', { mock: describe(made.mock), containerd: describe(made.containerd) });
+      if (!made.mock.ok || !made.containerd.ok) return;
+      const ids = { mock: made.mock.res.container_id as string, containerd: made.containerd.res.container_id as string };
+      const started = await same(tt, 'StartContainer', 'StartContainer', (who) => ({ container_id: ids[who] }));
+      if (!started.mock.ok || !started.containerd.ok) return;
+
+      const execReq = (cmd: string[], o: object = {}) => (who: 'mock' | 'containerd') => ({ container_id: ids[who], cmd, stdin: false, stdout: true, stderr: true, tty: false, ...o });
+      const urls = async (what: string, rpc: string, req: (who: 'mock' | 'containerd') => object, kind: string) => {
+        const r = await same(tt, what, rpc, req);
+        const out = {} as Record<'mock' | 'containerd', string>;
+        for (const who of ['mock', 'containerd'] as const) {
+          const o = r[who];
+          if (!o.ok) continue;
+          out[who] = o.res.url;
+          const m = /^http:\/\/127\.0\.0\.1:\d+\/([a-z]+)\/([^/]+)$/.exec(o.res.url);
+          tt.ok(m && m[1] === kind, `${what}: ${who} answers http://127.0.0.1:<port>/${kind}/<token>`, { url: o.res.url });
+          tt.comment(`${what}: ${who}'s token ${JSON.stringify(m?.[2])}`);
+        }
+        return out;
+      };
+      await urls('Exec URL', 'Exec', execReq(['/bin/sleep', '0']), 'exec');
+      await urls('Attach URL', 'Attach', (who) => ({ container_id: ids[who], stdin: false, stdout: true, stderr: true, tty: false }), 'attach');
+      await urls('PortForward URL', 'PortForward', (who) => ({ pod_sandbox_id: sbIds[who], port: [echoPort] }), 'portforward');
+
+      // Invalid requests: the streaming server's checks (INVALID_ARGUMENT on both).
+      await same(tt, 'Exec with tty and stderr', 'Exec', execReq(['/bin/sleep', '0'], { tty: true }));
+      await same(tt, 'Exec with no stream at all', 'Exec', execReq(['/bin/sleep', '0'], { stdout: false, stderr: false }));
+      await same(tt, 'Attach with tty and stderr', 'Attach', (who) => ({ container_id: ids[who], stdout: true, stderr: true, tty: true }));
+      await same(tt, 'Attach with no stream at all', 'Attach', (who) => ({ container_id: ids[who] }));
+      await same(tt, 'PortForward with an empty sandbox id', 'PortForward', { pod_sandbox_id: '', port: [echoPort] });
+
+      await same(tt, 'Exec with an empty container id', 'Exec', { container_id: '', cmd: ['/bin/sleep', '0'], stdout: true });
+      await same(tt, 'Attach with an empty container id', 'Attach', { container_id: '', stdout: true });
+
+      // The URLs used, with the same client on both: the error channel's v1 Status is compared.
+      type Who = 'mock' | 'containerd';
+      const status = (r: CommandResult | Refusal | undefined) => {
+        if (!r || 'refused' in r) return { refused: r };
+        try { return JSON.parse(r.error); } catch { return { unparsed: r.error }; }
+      };
+      /** A Status without its words, which are each runtime's (the exec id is random, the program's path differs). */
+      const shape = (st: any) => ({ ...st, message: typeof st.message, details: st.details && { causes: st.details.causes.map((c: any) => ({ ...c, message: c.reason === 'ExitCode' ? c.message : typeof c.message })) } });
+      /** With SPDY: how each runtime ended each stream (FIN or RST_STREAM), which a client may rely on. */
+      const sameEnds = (what: string, r: Record<Who, CommandResult | Refusal | undefined>) => {
+        const ends = (x: CommandResult | Refusal | undefined) => (x && 'ends' in x ? (x as SpdyCommandResult).ends : undefined);
+        if (ends(r.containerd)) tt.same(ends(r.mock), ends(r.containerd), `${what}: the streams end as containerd ends them`, { mock: ends(r.mock), containerd: ends(r.containerd) });
+      };
+      const execOn = async (cmd: string[], client: (url: string) => Promise<CommandResult | Refusal>) => {
+        const r = await both('Exec', execReq(cmd));
+        const res = {} as Record<Who, CommandResult | Refusal | undefined>;
+        for (const who of ['mock', 'containerd'] as const) {
+          const o = r[who];
+          res[who] = o.ok ? await client(o.res.url) : undefined;
+        }
+        sameEnds(`exec ${cmd.join(' ')}`, res);
+        return res;
+      };
+      const clients = [
+        ['WebSocket v4.channel.k8s.io', (url: string) => wsCommand({ url }, 'v4.channel.k8s.io')],
+        ['SPDY/3.1 v4.channel.k8s.io (spdy-transport)', (url: string) => spdyTransportCommand({ url }, ['v4.channel.k8s.io'], { stderr: true })],
+      ] as const;
+      for (const [via, client] of clients) {
+        const ok = await execOn(['/bin/sleep', '0'], client);
+        tt.same(status(ok.mock), status(ok.containerd), `exec /bin/sleep 0 over ${via}: the same Status`, { mock: ok.mock, containerd: ok.containerd });
+        tt.same(status(ok.containerd), { metadata: {}, status: 'Success' }, `exec /bin/sleep 0 over ${via}: Success`);
+        if (via.startsWith('WebSocket')) {
+          tt.equal((ok.mock as CommandResult).firstChannel, (ok.containerd as CommandResult).firstChannel, `exec over ${via}: the same channel announces the connection`);
+        }
+
+        // A bad argument: sleep exits 1. The Status is NonZeroExitCode with the code as its cause; the
+        // message wraps each runtime's exit error (both: "... error executing command [argv], exit code 1").
+        const bad = await execOn(['/bin/sleep', 'x'], client);
+        const [m, c] = [status(bad.mock), status(bad.containerd)];
+        tt.same(shape(m), shape(c), `exec /bin/sleep x over ${via}: the same NonZeroExitCode Status (words aside)`, { mock: m, containerd: c });
+        tt.match(c, { status: 'Failure', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '1' }] } }, `exec /bin/sleep x over ${via}: exit code 1 on containerd`);
+        tt.comment(`exec /bin/sleep x over ${via}: messages: mock ${JSON.stringify(m.message)}, containerd ${JSON.stringify(c.message)}`);
+        // What sleep writes is the program's own (the mock's simulated sleep, the host's coreutils here).
+        for (const who of ['mock', 'containerd'] as const) tt.ok((bad[who] as CommandResult | undefined)?.stderr, `exec /bin/sleep x over ${via}: ${who}'s sleep says why on stderr`, { stderr: (bad[who] as CommandResult | undefined)?.stderr });
+
+        // A program that does not exist: the exec cannot start; an InternalError in runc's words.
+        const none = await execOn(['/bin/nonexistent'], client);
+        const [mn, cn] = [status(none.mock), status(none.containerd)];
+        tt.same(shape(mn), shape(cn), `exec /bin/nonexistent over ${via}: the same InternalError Status (words aside)`, { mock: mn, containerd: cn });
+        const words = (st: any) => String(st.message).replace(/failed to start exec "[0-9a-f]+"/, 'failed to start exec "<id>"');
+        tt.equal(words(mn), words(cn), `exec /bin/nonexistent over ${via}: the same words but for the exec id`);
+        for (const who of ['mock', 'containerd'] as const) {
+          const r = none[who] as CommandResult | undefined;
+          tt.same([r?.stdout, r?.stderr], ['', ''], `exec /bin/nonexistent over ${via}: ${who} writes nothing on stdout and stderr`);
+        }
+      }
+
+      // ExecSync says the same of a program that does not exist (runc's words for a path: stat fails).
+      const sync = await same(tt, 'ExecSync /bin/nonexistent', 'ExecSync', (who) => ({ container_id: ids[who], cmd: ['/bin/nonexistent'], timeout: 5 }));
+      const syncWords = (o: Outcome) => (o.ok ? 'OK' : o.details.replace(/failed to start exec "[0-9a-f]+"/, 'failed to start exec "<id>"'));
+      tt.equal(syncWords(sync.mock), syncWords(sync.containerd), 'ExecSync /bin/nonexistent: the same words but for the exec id');
+
+      // Port forwarding: the mock's echo responder and the host's echo server answer alike; a port nothing
+      // listens on is refused on the error stream in the same words (but for the sandbox id).
+      const pf = await both('PortForward', (who) => ({ pod_sandbox_id: sbIds[who], port: [] }));
+      const refusals = {} as Record<Who, string>;
+      for (const who of ['mock', 'containerd'] as const) {
+        const o = pf[who];
+        if (!o.ok) continue;
+        const s = await spdyTransportConnect({ url: o.res.url }, ['portforward.k8s.io']);
+        if ('refused' in s) { tt.fail(`port forwarding on ${who}: refused ${s.status} ${s.body}`); continue; }
+        try {
+          tt.equal(s.protocol, 'portforward.k8s.io', `port forwarding on ${who}: portforward.k8s.io`);
+          s.open({ streamType: 'error', port: String(echoPort), requestID: '0' });
+          const data = s.open({ streamType: 'data', port: String(echoPort), requestID: '0' });
+          await replied(data);
+          const echoed = new Promise<string>((resolve) => { let got = ''; data.on('data', (d: Buffer) => { got += d; if (got.length >= 4) resolve(got); }); });
+          data.write('ping');
+          tt.equal(await echoed, 'ping', `port forwarding on ${who}: data flows both ways`);
+          const err = s.open({ streamType: 'error', port: String(closedPort), requestID: '1' });
+          const text = readAll(err);
+          s.open({ streamType: 'data', port: String(closedPort), requestID: '1' });
+          // The IPv6 half is the host's: where localhost has no ::1 (this container), Go finds no address.
+          refusals[who] = (await text).split(sbIds[who]).join('<sandbox>')
+            .replace(/IPv6 dial tcp6.*$/, 'IPv6 <the host\'s answer> ');
+        } finally {
+          s.close();
+        }
+      }
+      tt.equal(refusals.mock, refusals.containerd, 'port forwarding to a port nothing listens on: the same error', refusals);
+
+      // WebSocket port forwarding (ports from the request): each channel starts with its port, little-endian;
+      // data comes back through the echo on both.
+      const wsPf = await both('PortForward', (who) => ({ pod_sandbox_id: sbIds[who], port: [echoPort] }));
+      for (const who of ['mock', 'containerd'] as const) {
+        const o = wsPf[who];
+        if (!o.ok) continue;
+        const s = await wsConnect({ url: o.res.url }, ['v4.channel.k8s.io']);
+        if ('refused' in s) { tt.fail(`WebSocket port forwarding on ${who}: refused ${s.status} ${s.body}`); continue; }
+        try {
+          await s.until((m) => m.length >= 2, 'the port prefixes');
+          tt.same(s.messages.slice(0, 2).map((m) => [m.ch, m.data.readUInt16LE(0)]), [[0, echoPort], [1, echoPort]], `WebSocket port forwarding on ${who}: each channel starts with the port`);
+          s.send(0, 'over websocket');
+          const echoed = () => Buffer.concat(s.messages.slice(2).filter((m) => m.ch === 0).map((m) => m.data)).toString();
+          await s.until(() => echoed() === 'over websocket', 'the echo');
+          tt.pass(`WebSocket port forwarding on ${who}: data flows both ways`);
+        } finally {
+          s.ws.close();
+        }
+      }
+
+      // Attach until the container ends: the attach ends with the same Status on both.
+      const att = await both('Attach', (who) => ({ container_id: ids[who], stdout: true, stderr: true }));
+      const sessions = {} as Record<Who, Awaited<ReturnType<typeof wsConnect>>>;
+      for (const who of ['mock', 'containerd'] as const) {
+        const o = att[who];
+        if (o.ok) sessions[who] = await wsConnect({ url: o.res.url }, ['v4.channel.k8s.io']);
+      }
+
+      // A stopped container: Exec and Attach refuse it alike.
+      await same(tt, 'StopContainer', 'StopContainer', (who) => ({ container_id: ids[who], timeout: 0 }));
+      const attachEnd = {} as Record<Who, unknown>;
+      for (const who of ['mock', 'containerd'] as const) {
+        const s = sessions[who];
+        if (!s || 'refused' in s) { attachEnd[who] = s; continue; }
+        await Promise.race([s.closed, new Promise((r) => setTimeout(r, 10_000))]);
+        const text = Buffer.concat(s.messages.filter((m) => m.ch === 3).map((m) => m.data)).toString();
+        attachEnd[who] = text ? JSON.parse(text) : { closed: s.ws.readyState === s.ws.CLOSED };
+        s.ws.terminate();
+      }
+      tt.comment(`attach ends: ${JSON.stringify(attachEnd)}`);
+      tt.same(attachEnd.mock, attachEnd.containerd, 'attach over WebSocket: ends with the same Status when the container stops', attachEnd);
+      await same(tt, 'Exec in a stopped container', 'Exec', execReq(['/bin/sleep', '0']));
+      await same(tt, 'Attach to a stopped container', 'Attach', (who) => ({ container_id: ids[who], stdout: true }));
+      await same(tt, 'StopPodSandbox', 'StopPodSandbox', (who) => ({ pod_sandbox_id: sbIds[who] }));
+      await same(tt, 'PortForward to a stopped sandbox', 'PortForward', (who) => ({ pod_sandbox_id: sbIds[who], port: [echoPort] }));
+    } finally {
+      await both('StopPodSandbox', (who) => ({ pod_sandbox_id: sbIds[who] }));
+      const removed = await both('RemovePodSandbox', (who) => ({ pod_sandbox_id: sbIds[who] }));
       tt.ok(removed.mock.ok && removed.containerd.ok, 'the sandboxes and their containers are removed', { mock: describe(removed.mock), containerd: describe(removed.containerd) });
     }
   });

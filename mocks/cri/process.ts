@@ -871,9 +871,13 @@ export async function runScriptLine(script: string, ctx: ShellContext, status: n
   }
 }
 
+/**
+ * A program the simulation does not have, in runc's words (Go's exec.LookPath): a name with a slash is
+ * stat'ed, anything else is searched in $PATH.
+ */
 export class UnknownProgramError extends Error {
   constructor(readonly program: string) {
-    super(`exec: ${JSON.stringify(program)}: executable file not found in $PATH`);
+    super(`exec: ${JSON.stringify(program)}: ${program.includes('/') ? `stat ${program}: no such file or directory` : 'executable file not found in $PATH'}`);
   }
 }
 

@@ -257,11 +257,11 @@ export function runtimeService(deps: ServiceDeps): RuntimeServiceImpl {
   const streamNotImplementedHere = (rpc: string) => streamNotImplemented(deps, 'RuntimeService', rpc, LIST_STREAMING_WHY);
   /** containerd's checks before a streaming request: the container is known, and running. */
   const runningContainer = (id: string, notFound = `failed to find container ${JSON.stringify(id)} in store`) => {
-    if (id) {
-      const c = rt.findContainer(id);
-      if (!c) throw new CriError(grpc.status.NOT_FOUND, `${notFound}: not found`);
-      if (c.state !== 'CONTAINER_RUNNING') throw new CriError(grpc.status.UNKNOWN, `container is in ${c.state} state`);
-    }
+    // An empty id: containerd's id index refuses the prefix, before the streaming server's own checks.
+    if (!id) throw new CriError(grpc.status.UNKNOWN, `${notFound}: Prefix can't be empty`);
+    const c = rt.findContainer(id);
+    if (!c) throw new CriError(grpc.status.NOT_FOUND, `${notFound}: not found`);
+    if (c.state !== 'CONTAINER_RUNNING') throw new CriError(grpc.status.UNKNOWN, `container is in ${c.state} state`);
   };
 
   const handlers: grpc.UntypedServiceImplementation = {
@@ -416,8 +416,10 @@ export function runtimeService(deps: ServiceDeps): RuntimeServiceImpl {
       : notImplemented('Attach', 'the mock CRI runtime was started without its streaming server'),
     PortForward: deps.streaming
       ? u('PortForward', (req: PortForwardRequestMsg) => {
+        // An empty id is refused by containerd's id index before the streaming server sees the request.
+        if (!req.pod_sandbox_id) throw new CriError(grpc.status.UNKNOWN, 'failed to find sandbox "": Prefix can\'t be empty');
         const s = rt.findSandbox(req.pod_sandbox_id);
-        if (req.pod_sandbox_id && !s) throw new CriError(grpc.status.NOT_FOUND, `failed to find sandbox ${JSON.stringify(req.pod_sandbox_id)}: not found`);
+        if (!s) throw new CriError(grpc.status.NOT_FOUND, `failed to find sandbox ${JSON.stringify(req.pod_sandbox_id)}: not found`);
         if (s && s.state !== 'SANDBOX_READY') throw new CriError(grpc.status.UNKNOWN, 'sandbox container is not running');
         return deps.streaming!.getPortForward({ ...req, port: req.port ?? [] });
       })

@@ -97,7 +97,7 @@ t.test('exec, attach and port forwarding through the agent', async (t) => {
     const err = await c.conn.openStream({ streamType: 'error', port: '9', requestID: '1' });
     const refused = collect(err);
     await c.conn.openStream({ streamType: 'data', port: '9', requestID: '1' });
-    t.match(await refused, /^error forwarding port 9 to pod [0-9a-f]+, uid : failed to connect to localhost:9 inside namespace/);
+    t.match(await refused, /^error forwarding port 9 to pod [0-9a-f]+, uid : failed to execute portforward in network namespace "[^"]+": failed to connect to localhost:9 inside namespace/);
     c.conn.destroy('done');
 
     const ws = await wsConnect(as(ADMIN, '/portForward/default/web?port=8080'), ['v4.channel.k8s.io']);

@@ -5,7 +5,8 @@
 //   - every port a running container of the sandbox names in its command as `nc -l -p N` (also `nc -lp N`,
 //     `netcat -l -p N`) or `listen N` (the simulated shell treats both as long-running programs).
 // A port nobody listens on answers on the error stream as containerd and the kubelet word it:
-// "error forwarding port N to pod <sandbox id>, uid : failed to connect to localhost:N inside namespace ...".
+// "error forwarding port N to pod <sandbox id>, uid : failed to execute portforward in network namespace <path>:
+// failed to connect to localhost:N inside namespace ...".
 //
 // Protocols, as upstream's streaming server (k8s.io/kubelet/pkg/cri/streaming/portforward):
 // SPDY (portforward.k8s.io): the client opens an error stream and a data stream per connection, paired by
@@ -55,10 +56,26 @@ export function commandPorts(argv: readonly string[]): number[] {
   return out;
 }
 
-/** containerd's and the kubelet's words for a port nothing listens on (the CRI server passes no pod uid). */
-export function refusedMessage(sandboxId: string, port: number): string {
+/**
+ * The network namespace containerd names when forwarding fails: "host" for a sandbox on the node's network,
+ * else the sandbox's netns path (the mock has none; this is the shape of the path the CNI setup gives,
+ * /var/run/netns/cni-<uuid>, the uuid made from the sandbox id).
+ */
+export function netnsPath(s: SandboxRecord): string {
+  const network = (s.config.linux as { security_context?: { namespace_options?: { network?: string | number } } } | undefined)?.security_context?.namespace_options?.network;
+  if (network === 'NODE' || network === 2) return 'host';
+  const h = s.id.padEnd(32, '0');
+  return `/var/run/netns/cni-${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * containerd 1.6's words for a port nothing listens on (sandbox_portforward_linux.go; the CRI server passes
+ * no pod uid): the dial error wrapped by "failed to execute portforward in network namespace <path>", as the
+ * differential test (test/cri-containerd.test.ts) shows it. The IPv6 part is a host with ::1 as localhost.
+ */
+export function refusedMessage(sandboxId: string, port: number, netns: string): string {
   const inner = `failed to connect to localhost:${port} inside namespace ${JSON.stringify(sandboxId)}, IPv4: dial tcp4 127.0.0.1:${port}: connect: connection refused IPv6 dial tcp6 [::1]:${port}: connect: connection refused `;
-  return `error forwarding port ${port} to pod ${sandboxId}, uid : ${inner}`;
+  return `error forwarding port ${port} to pod ${sandboxId}, uid : failed to execute portforward in network namespace ${JSON.stringify(netns)}: ${inner}`;
 }
 
 /** Why forwarding cannot start at all (the sandbox went away), or undefined. */
@@ -74,7 +91,7 @@ function connect(rt: Runtime, sandboxId: string, port: number): string | undefin
   const problem = sandboxProblem(rt, sandboxId);
   if (problem) return `error forwarding port ${port} to pod ${sandboxId}, uid : ${problem}`;
   const s = rt.findSandbox(sandboxId)!;
-  return listeningPorts(rt, s).has(port) ? undefined : refusedMessage(sandboxId, port);
+  return listeningPorts(rt, s).has(port) ? undefined : refusedMessage(sandboxId, port, netnsPath(s));
 }
 
 /** SPDY port forwarding: pairs streams by requestID and serves each pair. */

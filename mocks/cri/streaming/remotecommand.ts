@@ -4,7 +4,8 @@
 // SPDY/3.1: the client opens one stream per channel, named by its `streamType` header (error, stdin, stdout,
 // stderr, resize: resize only with a TTY and protocol v3 or later), within the stream creation timeout. With
 // v4.channel.k8s.io the error stream carries a JSON v1 Status at the end (Success included); with the older
-// protocols it carries the error's text, and nothing on success.
+// protocols it carries the error's text, and nothing on success. The error stream then ends by a reset, not
+// a FIN, as upstream's connection Close resets the streams it has not closed.
 //
 // WebSocket (v4.channel.k8s.io, v5.channel.k8s.io): one binary message per write, its first byte the channel
 // (0 stdin, 1 stdout, 2 stderr, 3 error, 4 resize); v5 adds 255 <channel> = the client closed that channel
@@ -106,11 +107,17 @@ export function serveSpdyRemoteCommand(conn: SpdyConnection, protocol: string, o
     const io: CommandIO = {
       write(stream, data) { got.get(stream)?.write(data); },
       finish(status) {
-        got.get('stdout')?.end();
-        got.get('stderr')?.end();
+        // As containerd (the differential test shows it): a process that ran closed its output, which ends
+        // stdout and stderr (FIN); one that never started leaves them open. Then the status, and upstream's
+        // connection Close: every stream this side has not closed is reset (RST_STREAM CANCEL; the error
+        // stream always), then GOAWAY.
+        if (status.status === 'Success' || status.reason === 'NonZeroExitCode') {
+          got.get('stdout')?.end();
+          got.get('stderr')?.end();
+        }
         if (v4) error.write(Buffer.from(JSON.stringify(status)));
         else if (status.status !== 'Success') error.write(Buffer.from(status.message ?? 'error'));
-        error.end();
+        for (const s of got.values()) if (!s.ended) s.cancel();
         conn.close('the command ended');
       },
       signal: closed,

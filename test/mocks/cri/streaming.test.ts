@@ -5,7 +5,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { CriClient } from '../../../cri/proto.js';
 import { failure, startCri, waitState } from './helpers.js';
 import { collect, spdyCommand, spdyConnect, wsCommand, wsConnect, type CommandResult, type Refusal } from '../../helpers/streaming-clients.js';
-import { commandPorts } from '../../../mocks/cri/streaming/portforward.js';
+import { commandPorts, netnsPath } from '../../../mocks/cri/streaming/portforward.js';
 
 async function pod(c: CriClient, name: string, ports: number[] = []): Promise<string> {
   const port_mappings = ports.map((p) => ({ protocol: 'TCP', container_port: p, host_port: 0, host_ip: '' }));
@@ -150,7 +150,10 @@ t.test('port forwarding: the echo responder over SPDY and WebSocket, and a port 
   b.data.write(Buffer.from('ping 7000'));
   t.equal(await echoed2, 'ping 7000', 'a port named by `nc -l -p` answers');
   const none = await pair(9999, '2');
-  t.equal(await none.errorText, `error forwarding port 9999 to pod ${sb}, uid : failed to connect to localhost:9999 inside namespace "${sb}", IPv4: dial tcp4 127.0.0.1:9999: connect: connection refused IPv6 dial tcp6 [::1]:9999: connect: connection refused `);
+  // containerd names the sandbox's network namespace; the mock's is a made-up CNI path (no host network here).
+  const ns = netnsPath({ id: sb, config: {} } as Parameters<typeof netnsPath>[0]);
+  t.match(ns, /^\/var\/run\/netns\/cni-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  t.equal(await none.errorText, `error forwarding port 9999 to pod ${sb}, uid : failed to execute portforward in network namespace "${ns}": failed to connect to localhost:9999 inside namespace "${sb}", IPv4: dial tcp4 127.0.0.1:9999: connect: connection refused IPv6 dial tcp6 [::1]:9999: connect: connection refused `);
   spdy.conn.destroy('done');
 
   const ws = await wsConnect({ url: await url([8080, 9999]) }, ['v4.channel.k8s.io']);
@@ -199,7 +202,9 @@ t.test('bad requests are refused with the gRPC status upstream uses; calls are l
   t.match(await failure(c.call('Exec', { ...req, container_id: short })), { code: grpc.status.UNKNOWN, details: 'container is in CONTAINER_EXITED state' });
   t.match(await failure(c.call('Attach', { container_id: short, stdin: false, stdout: true, stderr: false, tty: false })), { code: grpc.status.UNKNOWN, details: 'container is in CONTAINER_EXITED state' });
   t.match(await failure(c.call('PortForward', { pod_sandbox_id: 'nope', port: [80] })), { code: grpc.status.NOT_FOUND });
-  t.match(await failure(c.call('PortForward', { pod_sandbox_id: '', port: [80] })), { code: grpc.status.INVALID_ARGUMENT, details: 'missing required pod_sandbox_id' });
+  // containerd's id index refuses an empty id before the streaming server's own check.
+  t.match(await failure(c.call('PortForward', { pod_sandbox_id: '', port: [80] })), { code: grpc.status.UNKNOWN, details: 'failed to find sandbox "": Prefix can\'t be empty' });
+  t.match(await failure(c.call('Exec', { ...req, container_id: '' })), { code: grpc.status.UNKNOWN, details: 'failed to find container "" in store: Prefix can\'t be empty' });
   await c.call('StopPodSandbox', { pod_sandbox_id: sb });
   t.match(await failure(c.call('PortForward', { pod_sandbox_id: sb, port: [80] })), { code: grpc.status.UNKNOWN, details: 'sandbox container is not running' });
 
