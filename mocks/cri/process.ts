@@ -7,8 +7,10 @@
 //   a built-in (below)            runs that one built-in and exits with its status
 //   anything else, or empty       a long-running program: runs until stopped or killed (with both
 //                                 command and args empty the image's default is not run: it runs until stopped)
-// Scripts are lists of statements separated by `;`, newlines, `&&` and `||`, with `while true; do ...; done`
-// (or `while :`) loops and pipes `a | b` (the stages run one after the other: b reads all of a's stdout).
+// Scripts are lists of statements separated by `;`, newlines, `&&` and `||`, with `while COND; do ...; done`
+// and `for NAME in WORDS; do ...; done` loops, pipes `a | b` (the stages run one after the other: b reads all
+// of a's stdout) and assignments: `NAME=value` alone sets a shell variable, before a command it sets that
+// command's environment only.
 // Built-ins: echo [-n] ..., sleep N, exit [N], true, false, :, exec CMD..., trap '' TERM (the process then
 // ignores SIGTERM, see stopping), hostname, env, printenv [NAME], pwd, id [-u|-g|-G] [-n], cat [FILE...]
 // (stdin without a file), ls [-1] [-a] [PATH...], touch FILE..., mkdir [-p] DIR..., test / [ ... ] (-e -f -d
@@ -18,9 +20,11 @@
 // /proc/{1,self,<pid>}/{status,cmdline}, /etc/hostname, /etc/resolv.conf, /etc/hosts, the mounts (real host
 // files), and the root (in-memory files; refused with "Read-only file system" when the root is read-only).
 // Redirections `> FILE`, `>> FILE`, `< FILE`, `>&2`, `1>&2`, `2>&1`, `>/dev/null`, `2>/dev/null`. Expansions,
-// outside single quotes, when a statement runs: `$NAME`, `${NAME}` (the container's env plus HOSTNAME), `$?`
+// outside single quotes, when a statement runs: `$NAME`, `${NAME}` (shell variables, then the container's env
+// plus HOSTNAME), `$?`
 // (the last status), `$((...))` (integer + - * / % and parentheses; bare names read variables) and `$(...)`
-// (the stdout of a script, trailing newlines removed); no field splitting, no globbing. In a container's own
+// (the stdout of a script, trailing newlines removed); no globbing, and field splitting only of the unquoted
+// words of a `for` list. In a container's own
 // script a command that is not a built-in is a long-running program: the script blocks there until the
 // container is stopped. A script ends with the status of its last statement, or with `exit N`.
 //
@@ -58,7 +62,8 @@ export function reasonFor(exitCode: number): string {
 
 /** A piece of a word; expansions are kept as written and expanded when the statement runs. */
 type Part = { kind: 'lit'; text: string } | { kind: 'var'; name: string } | { kind: 'arith'; expr: string } | { kind: 'cmd'; script: string };
-interface Word { parts: Part[]; quoted: boolean }
+/** `assigns`: the word starts with an unquoted `NAME=` (an assignment when it leads a command). */
+interface Word { parts: Part[]; quoted: boolean; assigns?: string }
 type Token = { kind: 'word'; word: Word } | { kind: 'op'; op: string };
 
 const WORD_END = new Set([' ', '\t', '\r', '\n', ';', '&', '|', '<', '>', '(', ')']);
@@ -85,6 +90,9 @@ function tokenize(script: string): Token[] {
       if (last?.kind === 'lit') last.text += text; else parts.push({ kind: 'lit', text });
     };
     let quoted = false;
+    // The word's leading run of plain unquoted characters, for `NAME=value`.
+    let plain = '';
+    let plainOnly = true;
     while (i < n && !WORD_END.has(script[i])) {
       const c = script[i];
       if (c === "'") {
@@ -109,11 +117,15 @@ function tokenize(script: string): Token[] {
       } else if (c === '$') {
         i = dollar(script, i, parts, lit);
       } else {
+        if (plainOnly) plain += c;
         lit(c);
         i++;
+        continue;
       }
+      plainOnly = false;
     }
-    tokens.push({ kind: 'word', word: { parts, quoted } });
+    const assigns = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(plain)?.[1];
+    tokens.push({ kind: 'word', word: assigns ? { parts, quoted, assigns } : { parts, quoted } });
   }
   return tokens;
 }
@@ -153,9 +165,12 @@ function closing(s: string, from: number, depth: number): number {
 interface Redirect { op: string; target?: Word }
 interface SimpleCommand { kind: 'simple'; argv: Word[]; redirects: Redirect[] }
 interface WhileLoop { kind: 'while'; cond: CommandList; body: CommandList }
+/** `for NAME in WORDS; do BODY; done` (without `in`: no words, as there are no positional parameters). */
+interface ForLoop { kind: 'for'; name: string; words: Word[]; body: CommandList }
 /** Commands joined by `|`: each stage's stdout is the next one's stdin. */
-interface Pipeline { kind: 'pipeline'; stages: (SimpleCommand | WhileLoop)[] }
-type Command = SimpleCommand | WhileLoop | Pipeline;
+type Compound = SimpleCommand | WhileLoop | ForLoop;
+interface Pipeline { kind: 'pipeline'; stages: Compound[] }
+type Command = Compound | Pipeline;
 /** Commands joined by `;` (always run), `&&` (run on success), `||` (run on failure). */
 type CommandList = { join: ';' | '&&' | '||'; command: Command }[];
 
@@ -209,7 +224,23 @@ class Parser {
     return stages.length === 1 ? stages[0] : { kind: 'pipeline', stages };
   }
 
-  private command(): SimpleCommand | WhileLoop {
+  private command(): Compound {
+    if (this.peekWord() === 'for') {
+      this.pos++;
+      const name = this.peekWord();
+      if (name === undefined || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new SyntaxError('syntax error: bad for loop variable');
+      this.pos++;
+      const words: Word[] = [];
+      if (this.peekWord() === 'in') {
+        this.pos++;
+        for (let t = this.tokens[this.pos]; t && t.kind === 'word'; t = this.tokens[++this.pos]) words.push(t.word);
+      }
+      while (this.tokens[this.pos]?.kind === 'op' && (this.tokens[this.pos] as { op: string }).op === ';') this.pos++;
+      this.expect('do');
+      const body = this.list(new Set(['done']));
+      this.expect('done');
+      return { kind: 'for', name, words, body };
+    }
     if (this.peekWord() === 'while') {
       this.pos++;
       const cond = this.list(new Set(['do']));
@@ -316,6 +347,8 @@ export interface ShellContext {
   ignoreTerm?: boolean;
   /** The status of the last statement, for `$?`. */
   lastStatus?: number;
+  /** The shell's own variables (`NAME=value`, `for NAME in ...`), read before the environment. */
+  vars?: Map<string, string>;
   /** An open stdin (the streaming server's exec, a container created with stdin: mocks/cri/streaming/);
    *  absent, stdin is empty. */
   stdin?: StdinReader;
@@ -380,6 +413,8 @@ function isFsError(v: unknown): v is FsError {
 
 function lookupVar(ctx: ShellContext, name: string): string | undefined {
   if (name === '?') return String(ctx.lastStatus ?? 0);
+  const own = ctx.vars?.get(name);
+  if (own !== undefined) return own;
   if (name === 'HOSTNAME') return ctx.env.HOSTNAME ?? ctx.hostname;
   return ctx.env[name];
 }
@@ -696,9 +731,31 @@ async function builtin(name: string, c: Call): Promise<number> {
 }
 
 /** Runs a simple command: expands its words, routes its streams through the redirections, runs it. */
+/** A word that starts with an unquoted `NAME=`: the name, and the rest as the value (never split). */
+function assignment(w: Word): { name: string; value: Word } | undefined {
+  const first = w.parts[0];
+  if (!w.assigns || first?.kind !== 'lit') return undefined;
+  const rest = first.text.slice(w.assigns.length + 1);
+  return { name: w.assigns, value: { quoted: true, parts: [...(rest ? [{ kind: 'lit' as const, text: rest }] : []), ...w.parts.slice(1)] } };
+}
+
 async function runSimple(cmd: SimpleCommand, ctx: ShellContext, input: string): Promise<number> {
+  // Leading NAME=value words: alone, they set shell variables; before a command, its environment only.
+  let words = cmd.argv;
+  const assigned: [string, string][] = [];
+  for (let a = assignment(words[0]); a && words.length; a = words.length ? assignment(words[0]) : undefined) {
+    ctx.lastStatus = 0;
+    assigned.push([a.name, await expandWord(a.value, ctx)]);
+    words = words.slice(1);
+  }
+  if (words.length === 0) {
+    ctx.vars ??= new Map();
+    for (const [k, v] of assigned) ctx.vars.set(k, v);
+    return ctx.lastStatus ?? 0;
+  }
+  if (assigned.length) ctx = { ...ctx, env: { ...ctx.env, ...Object.fromEntries(assigned) } };
   const argv: string[] = [];
-  for (const w of cmd.argv) argv.push(await expandWord(w, ctx));
+  for (const w of words) argv.push(await expandWord(w, ctx));
   const [prog, ...args] = argv;
   const name = posix.basename(prog);
   const fs = fsOf(ctx);
@@ -760,8 +817,24 @@ async function runSimple(cmd: SimpleCommand, ctx: ShellContext, input: string): 
   }
 }
 
-async function runCommand(command: SimpleCommand | WhileLoop, ctx: ShellContext, input: string): Promise<number> {
+async function runCommand(command: Compound, ctx: ShellContext, input: string): Promise<number> {
   if (command.kind === 'simple') return runSimple(command, ctx, input);
+  if (command.kind === 'for') {
+    // Unquoted expansions split on blanks (`for i in $(seq 3)`); quoted words stay whole.
+    const values: string[] = [];
+    for (const w of command.words) {
+      const text = await expandWord(w, ctx);
+      if (w.quoted) values.push(text); else values.push(...text.split(/\s+/).filter(Boolean));
+    }
+    let status = 0;
+    for (const v of values) {
+      (ctx.vars ??= new Map()).set(command.name, v);
+      status = await runList(command.body, ctx, status);
+      await new Promise((r) => setImmediate(r));
+      if (ctx.signal.aborted) throw new Aborted();
+    }
+    return status;
+  }
   // A loop with no sleeping body would spin: yield to the event loop each round.
   let status = 0;
   for (;;) {
