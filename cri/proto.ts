@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import { loadServices, type ProtoOptions } from './grpc-services.js';
+import { grpcDeadlineMs } from '../reference/timers.js';
 
 export const LOADER_OPTIONS: ProtoOptions = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
 
@@ -86,7 +87,8 @@ export function criClient(target: string): CriClient {
   return {
     call<T>(rpc: string, request: object = {}, opts: { deadlineMs?: number } = {}): Promise<T> {
       const fn = method(rpc);
-      const callOptions: grpc.CallOptions = opts.deadlineMs !== undefined ? { deadline: Date.now() + opts.deadlineMs } : {};
+      // Clamped: a longer deadline would expire at once on a grpc-js server (the mock CRI).
+      const callOptions: grpc.CallOptions = opts.deadlineMs !== undefined ? { deadline: Date.now() + grpcDeadlineMs(opts.deadlineMs) } : {};
       return new Promise<T>((resolve, reject) => {
         fn(request, new grpc.Metadata(), callOptions, (err: grpc.ServiceError | null, res: T) => (err ? reject(err) : resolve(res)));
       });

@@ -28,7 +28,13 @@ export interface ReferenceOptions {
    * `--etcd-keyfile`): the cluster's client URLs, the key prefix in etcd (default `/registry`, where
    * upstream keeps its objects) and TLS PEMs.
    */
-  etcd?: { servers: readonly string[]; prefix?: string; tls?: { caPem?: string; certPem?: string; keyPem?: string } };
+  etcd?: {
+    servers: readonly string[];
+    prefix?: string;
+    tls?: { caPem?: string; certPem?: string; keyPem?: string };
+    /** Deadline of each storage call (`--etcd-request-timeout`, default 5 s): a hung etcd is answered 504 Timeout once it passes. */
+    requestTimeoutMs?: number;
+  };
   /** Gates set against their 1.37 defaults; unknown or locked ones throw FeatureGateError. */
   featureGates?: Readonly<Record<string, boolean>>;
   /** How long list continue tokens stay valid, in seconds (default 300; `serve --continue-ttl`). */
@@ -192,7 +198,7 @@ async function openEtcd(etcd: ReferenceOptions['etcd'], compactionIntervalSecond
   if (!etcd || etcd.servers.length === 0) throw new Error('storage etcd needs etcd.servers');
   const { EtcdStorage } = await import('./storage/etcd.js');
   // The API server's keys start with /registry; in etcd they start with the prefix instead.
-  const storage = new EtcdStorage({ servers: etcd.servers, prefix: etcd.prefix ?? '/registry', root: '/registry', tls: etcd.tls });
+  const storage = new EtcdStorage({ servers: etcd.servers, prefix: etcd.prefix ?? '/registry', root: '/registry', tls: etcd.tls, requestTimeoutMs: etcd.requestTimeoutMs });
   try {
     await storage.currentRevision();
   } catch (err) {

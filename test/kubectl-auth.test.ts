@@ -16,7 +16,8 @@ const G = 'rbac.authorization.orch.io';
 t.test('kubectl with tokens against serve --authorization-mode RBAC', async (t) => {
   const { dir, kubectl } = kubectlAgainst(t, 'http://127.0.0.1:1');
   const tokens = join(dir, 'tokens.csv');
-  writeFileSync(tokens, 'admin-secret,admin,1,"system:masters"\nreader-secret,reader,2,"readers,other"\n');
+  // The padded group is read as upstream reads it: " system:masters " is not the privileged group.
+  writeFileSync(tokens, 'admin-secret,admin,1,"system:masters"\nreader-secret,reader,2,"readers,other"\npadded-secret,padded,3," system:masters "\n');
   // serve's own self-signed certificate (--cert-dir), which kubectl (Go's x509) must accept.
   const { proc: serve, url, ca } = await startServe(t, ['--cert-dir', join(dir, 'certs'), '--token-auth-file', tokens, '--authorization-mode', 'RBAC']);
   if (!ca) throw new Error('serve --cert-dir printed no ca: line');
@@ -29,6 +30,10 @@ t.test('kubectl with tokens against serve --authorization-mode RBAC', async (t) 
   const denied = await k('reader-secret', 'get', 'storageclasses.storage.orch.io');
   t.not(denied.exitCode, 0);
   t.match(denied.stderr, /Error from server \(Forbidden\): storageclasses\.storage\.orch\.io is forbidden: User "reader" cannot list resource "storageclasses" in API group "storage\.orch\.io" at the cluster scope/);
+
+  const padded = await k('padded-secret', 'get', 'storageclasses.storage.orch.io');
+  t.not(padded.exitCode, 0, 'a padded " system:masters " group grants nothing');
+  t.match(padded.stderr, /Forbidden.*User "padded" cannot list resource "storageclasses"/);
 
   const unknown = await k('wrong-secret', 'get', 'storageclasses.storage.orch.io');
   t.not(unknown.exitCode, 0);

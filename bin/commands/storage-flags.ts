@@ -3,10 +3,11 @@
 import { readFileSync } from 'node:fs';
 import type { ReferenceOptions } from '../../reference/server.js';
 import { UsageError } from '../../runner/errors.js';
+import { parseDurationMs } from '../../reference/duration.js';
 
-const ETCD_FLAGS = ['etcdServers', 'etcdCafile', 'etcdCertfile', 'etcdKeyfile'] as const;
+const ETCD_FLAGS = ['etcdServers', 'etcdCafile', 'etcdCertfile', 'etcdKeyfile', 'etcdRequestTimeout'] as const;
 const FLAG_NAME: Record<(typeof ETCD_FLAGS)[number], string> = {
-  etcdServers: '--etcd-servers', etcdCafile: '--etcd-cafile', etcdCertfile: '--etcd-certfile', etcdKeyfile: '--etcd-keyfile',
+  etcdServers: '--etcd-servers', etcdCafile: '--etcd-cafile', etcdCertfile: '--etcd-certfile', etcdKeyfile: '--etcd-keyfile', etcdRequestTimeout: '--etcd-request-timeout',
 };
 
 function readPem(file: string, flag: string): string {
@@ -48,5 +49,10 @@ export function storageFromFlags(argv: any): Pick<ReferenceOptions, 'storage' | 
         keyPem: argv.etcdKeyfile !== undefined ? readPem(argv.etcdKeyfile, '--etcd-keyfile') : undefined,
       }
     : undefined;
-  return { storage: 'etcd', etcd: { servers, prefix: prefix.replace(/\/+$/, ''), tls } };
+  let requestTimeoutMs: number | undefined;
+  if (argv.etcdRequestTimeout !== undefined) {
+    requestTimeoutMs = parseDurationMs(String(argv.etcdRequestTimeout));
+    if (requestTimeoutMs === undefined || requestTimeoutMs <= 0) throw new UsageError(`--etcd-request-timeout ${String(argv.etcdRequestTimeout)}: want a positive duration such as 500ms or 5s`);
+  }
+  return { storage: 'etcd', etcd: { servers, prefix: prefix.replace(/\/+$/, ''), tls, ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}) } };
 }

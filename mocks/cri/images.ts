@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { nowNs } from './clock.js';
+import { timerDelay } from '../../reference/timers.js';
 import { CriError } from './state.js';
 import type { ImageMsg } from '../../cri/proto.js';
 import type { CheckedDeclaration } from './image-declarations.js';
@@ -368,7 +369,7 @@ function syntheticSize(name: string): number {
 function delay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new CriError(grpc.status.CANCELLED, 'pull cancelled'));
-    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
+    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, timerDelay(ms));
     const onAbort = () => { clearTimeout(timer); reject(new CriError(grpc.status.CANCELLED, 'pull cancelled')); };
     signal?.addEventListener('abort', onAbort, { once: true });
   });

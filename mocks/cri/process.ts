@@ -47,6 +47,7 @@
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname, posix } from 'node:path';
 import { nowNs, rfc3339Nano } from './clock.js';
+import { timerDelay } from '../../reference/timers.js';
 import { ContainerFs, defaultView, FS_MESSAGES, groupName, userName, type ContainerView, type FsError, type Reader } from './container-view.js';
 
 export type Stream = 'stdout' | 'stderr';
@@ -384,7 +385,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new Aborted());
     const onAbort = () => { if (timer) clearTimeout(timer); reject(new Aborted()); };
-    const timer = Number.isFinite(ms) ? setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, Math.min(ms, 2 ** 31 - 1)) : undefined;
+    const timer = Number.isFinite(ms) ? setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, timerDelay(ms)) : undefined;
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
@@ -1012,7 +1013,7 @@ export class SimProcess {
     if (this.settled) return this.exited;
     if (graceSeconds <= 0) { this.kill(137); return this.exited; }
     if (!this.ignoresTerm) { this.kill(143); return this.exited; }
-    if (!this.termTimer) this.termTimer = setTimeout(() => this.kill(137), Math.min(graceSeconds * 1000, 2 ** 31 - 1));
+    if (!this.termTimer) this.termTimer = setTimeout(() => this.kill(137), timerDelay(graceSeconds * 1000));
     return this.exited;
   }
 

@@ -26,6 +26,7 @@ import { loadLocalhostProfile, SeccompProfileError } from './seccomp.js';
 import { buildView, sandboxFiles, type ContainerView } from './container-view.js';
 import { writeCheckpoint, CheckpointError } from './checkpoint.js';
 import { nowNs, rfc3339Nano } from './clock.js';
+import { timerDelay } from '../../reference/timers.js';
 
 // ---------------------------------------------------------------------------------------------
 // Errors, time, ids
@@ -549,7 +550,7 @@ export class Runtime {
     const ac = new AbortController();
     let why: 'timeout' | 'cancelled' | 'exited' | undefined;
     const stop = (w: typeof why) => { if (!why) { why = w; ac.abort(); } };
-    const timer = timeoutSeconds > 0 ? setTimeout(() => stop('timeout'), timeoutSeconds * 1000) : undefined;
+    const timer = timeoutSeconds > 0 ? setTimeout(() => stop('timeout'), timerDelay(timeoutSeconds * 1000)) : undefined;
     const onCancel = () => stop('cancelled');
     cancelled.addEventListener('abort', onCancel, { once: true });
     if (cancelled.aborted) stop('cancelled');
@@ -585,7 +586,7 @@ export class Runtime {
     let timer: NodeJS.Timeout | undefined;
     let onCancel: (() => void) | undefined;
     const limit = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new CriError(grpc.status.DEADLINE_EXCEEDED, `checkpointing container ${JSON.stringify(c.id)} did not finish within ${seconds}s`)), seconds * 1000);
+      timer = setTimeout(() => reject(new CriError(grpc.status.DEADLINE_EXCEEDED, `checkpointing container ${JSON.stringify(c.id)} did not finish within ${seconds}s`)), timerDelay(seconds * 1000));
       onCancel = () => reject(new CriError(grpc.status.CANCELLED, 'checkpoint cancelled'));
       cancelled.addEventListener('abort', onCancel, { once: true });
     });

@@ -19,6 +19,7 @@ import { computePodStatus, sameStatus, type ContainerView } from './pod-status.j
 import { effectiveSeccomp, SeccompFieldError } from './seccomp.js';
 import type { PodResourceRecords } from './root-dir.js';
 import { admitPod, localNode, rejectedStatus, SysctlAllowlist, type AdmitResult } from './admission.js';
+import { timerDelay } from '../timers.js';
 
 export interface PodWorkersOptions {
   /** Absent in standalone mode: no status writes, no deletes. */
@@ -275,7 +276,8 @@ export class PodWorkers {
   private retryLater(e: Entry, ms: number): void {
     if (this.closed || e.done) return;
     if (e.timer) clearTimeout(e.timer);
-    e.timer = setTimeout(() => { e.timer = undefined; this.trigger(e.uid); }, Math.max(ms, 10));
+    // timerDelay: the runtime's timestamps set some delays; a far-off one must not come round at once.
+    e.timer = setTimeout(() => { e.timer = undefined; this.trigger(e.uid); }, Math.max(timerDelay(ms), 10));
   }
 
   private logDir(pod: any): string {

@@ -153,9 +153,10 @@ export class Runtime {
    */
   async checkpointContainer(id: string, location: string, timeoutSeconds: bigint): Promise<void> {
     if (timeoutSeconds < 0n) throw new Error('CheckpointContainer requires the timeout value to be > 0');
-    // The largest delay a timer takes (about 24.8 days): a longer request waits that long.
-    const deadlineMs = Math.min(Number(timeoutSeconds) * 1000 + this.timeoutMs, 2 ** 31 - 1);
-    await this.rs.call('CheckpointContainer', { container_id: id, location, timeout: timeoutSeconds.toString() }, { deadlineMs });
+    // Upstream waits as long as asked; here the call's deadline stops at the longest one gRPC peers
+    // honour (about 24.8 days, grpcDeadlineMs in the client): a longer request waits that long
+    // rather than failing at once. The runtime gets the timeout as asked.
+    await this.rs.call('CheckpointContainer', { container_id: id, location, timeout: timeoutSeconds.toString() }, { deadlineMs: Number(timeoutSeconds) * 1000 + this.timeoutMs });
   }
 
   /** The image's id when present, undefined when absent. */

@@ -21,7 +21,7 @@ import { NodeProxy } from './node-proxy.js';
 import { Registry } from './registry.js';
 import { admissionChain, type Admission } from './store.js';
 import type { ResourceStrategy } from './strategy.js';
-import { INITIAL_NAMESPACES, NamespaceLifecycle, namespaceStrategy } from '../resources/namespace.js';
+import { ensureInitialNamespaces, NamespaceLifecycle, namespaceStrategy } from '../resources/namespace.js';
 import type { Storage } from '../storage/types.js';
 import { InstrumentedStorage, StorageMetrics } from '../storage/instrumented.js';
 import type { FeatureGates } from '../features.js';
@@ -127,13 +127,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
 
   const nsStore = registry.byGroupResource('', 'namespaces')!;
   let registered = false;
-  for (const name of INITIAL_NAMESPACES) {
-    try {
-      await nsStore.get('', name);
-    } catch {
-      await nsStore.create('', { metadata: { name } });
-    }
-  }
+  await ensureInitialNamespaces(nsStore);
   if (opts.garbageCollection === false) for (const store of registry.stores) store.garbageCollection = false;
   const controllers: Controller[] = (opts.controllers ?? []).map((make) => make(registry!, opts.storage, log));
   registered = true;

@@ -16,7 +16,6 @@ import {
   isStatusError,
   methodNotAllowed,
   pathNotFound,
-  serviceUnavailable,
   successStatus,
   type StatusError,
 } from './errors.js';
@@ -45,7 +44,9 @@ import type { Registry } from './registry.js';
 import { isPlainObject } from './schema.js';
 import type { ResourceStore, WatchEvent } from './store.js';
 import { resolveStrategy, type ApiObject, type CreateSubresource, type ResolvedStrategy, type Verb } from './strategy.js';
-import { isStorageError, type WatchHandle } from '../storage/types.js';
+import type { WatchHandle } from '../storage/types.js';
+import { storageFailure } from './storage-failure.js';
+import { timerDelay } from '../timers.js';
 import type { ComponentEndpoints } from '../observability/component-endpoints.js';
 import { NodeProxy } from './node-proxy.js';
 import { requestUser } from './auth/filter.js';
@@ -81,9 +82,6 @@ export interface HandlerOptions {
 
 /** A watch whose client reads slower than this much buffered output is cut off. */
 const MAX_WATCH_BUFFER_BYTES = 16 * 1024 * 1024;
-
-/** The longest delay setTimeout takes. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface ResourceRequest {
   readonly store: ResourceStore;
@@ -571,9 +569,8 @@ export class ApiHandler {
     let se: StatusError;
     if (isStatusError(err)) {
       se = err;
-    } else if (isStorageError(err, 'Closed')) {
-      // A request that raced server shutdown: expected, not a bug worth logging.
-      se = serviceUnavailable('the server is shutting down');
+    } else if (storageFailure(err)) {
+      se = storageFailure(err)!;
     } else {
       this.log(`${req.method} ${req.url} failed`, err);
       se = internal(err);
@@ -618,7 +615,7 @@ class ActiveWatch {
     registry.add(this);
     // Node's timers take at most 2^31-1 ms (24.8 days) and fire at once for more (a timeoutSeconds
     // of 2147484 ended the watch at once): longer watches end after that, and clients watch again.
-    this.timer = setTimeout(() => this.end(), Math.min(timeoutMs, MAX_TIMER_MS));
+    this.timer = setTimeout(() => this.end(), timerDelay(timeoutMs));
     this.timer.unref();
     res.on('close', () => this.cleanup());
   }

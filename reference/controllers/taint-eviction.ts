@@ -16,6 +16,7 @@ import { keyOf, splitKey } from '../client/informer.js';
 import { WorkQueue } from '../client/workqueue.js';
 import type { Controller, ControllerContext, ControllerDefinition } from './controller.js';
 import { toleratesTaint, type Taint, type Toleration } from '../taints.js';
+import { timerDelay } from '../timers.js';
 
 export const TAINT_EVICTION_CONTROLLER = 'taint-eviction-controller';
 
@@ -46,7 +47,8 @@ interface Scheduled {
   readonly createdAt: number;
   readonly fireAt: number;
   readonly uid?: string;
-  readonly timer: NodeJS.Timeout;
+  /** Re-armed while fireAt is further away than one timer reaches (timers.ts). */
+  timer: NodeJS.Timeout;
 }
 
 class TaintEvictionController implements Controller {
@@ -142,8 +144,13 @@ class TaintEvictionController implements Controller {
 
   private schedule(pod: KubeObject, createdAt: number, fireAt: number): void {
     const key = keyOf(pod);
-    const timer = setTimeout(() => this.evictions.add(`evict/${key}`), Math.max(0, fireAt - Date.now()));
-    this.scheduled.set(key, { createdAt, fireAt, uid: pod.metadata.uid, timer });
+    // tolerationSeconds may reach past what one timer waits (about 24.8 days): re-arm until due.
+    const arm = (): NodeJS.Timeout => setTimeout(() => {
+      if (fireAt - Date.now() > 0) entry.timer = arm();
+      else this.evictions.add(`evict/${key}`);
+    }, timerDelay(fireAt - Date.now()));
+    const entry: Scheduled = { createdAt, fireAt, uid: pod.metadata.uid, timer: arm() };
+    this.scheduled.set(key, entry);
   }
 
   private cancel(key: string, withEvent: boolean): void {

@@ -3,7 +3,7 @@
 // namespace and then removes the `kubernetes` finalizer through `finalize`, is a client of the API
 // in the controller manager (reference/controllers/namespace.ts), the same division of work as
 // upstream (strategy + NamespaceLifecycle in the API server, namespace controller outside).
-import { forbidden, notFound, StatusError } from '../apiserver/errors.js';
+import { forbidden, isStatusError, notFound, StatusError } from '../apiserver/errors.js';
 import { fieldErrors, isQualifiedName, nameIsDNSLabel, path, type FieldError } from '../apiserver/field-errors.js';
 import { t } from '../apiserver/schema.js';
 import type { Admission, ResourceStore } from '../apiserver/store.js';
@@ -124,6 +124,28 @@ export const namespaceStrategy = defineStrategy({
 });
 
 /** Creates in a namespace that is missing (404) or terminating (403) are refused. */
+/**
+ * Creates the initial namespaces that do not exist yet, as upstream's system namespaces controller
+ * does: one another API server sharing the storage created in the meantime is taken as it is
+ * (AlreadyExists is success), so servers starting at once on a fresh store all start. Any other
+ * failure (storage unavailable) fails the start.
+ */
+export async function ensureInitialNamespaces(namespaces: ResourceStore): Promise<void> {
+  for (const name of INITIAL_NAMESPACES) {
+    try {
+      await namespaces.get('', name);
+      continue;
+    } catch (err) {
+      if (!(isStatusError(err) && err.code === 404)) throw err;
+    }
+    try {
+      await namespaces.create('', { metadata: { name } });
+    } catch (err) {
+      if (!(isStatusError(err) && err.status.reason === 'AlreadyExists')) throw err;
+    }
+  }
+}
+
 export class NamespaceLifecycle implements Admission {
   constructor(private readonly namespaces: () => ResourceStore | undefined) {}
 

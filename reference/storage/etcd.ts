@@ -31,11 +31,20 @@ export interface EtcdStorageOptions {
   root?: string;
   /** TLS to etcd (`--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`), PEM contents. */
   tls?: { caPem?: string; certPem?: string; keyPem?: string };
-  /** Deadline of each unary call; a slower etcd fails the call with an ordinary error. Default 10 s. */
+  /**
+   * Deadline of each storage call, the client's retries included (`serve --etcd-request-timeout`):
+   * a hung etcd fails the call with StorageError 'Unavailable' once it passes. Default 5 s.
+   */
   requestTimeoutMs?: number;
 }
 
-const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+/**
+ * A few seconds: far above what any call of a healthy etcd takes, and short enough that a request
+ * to a hung etcd is answered (504) well inside upstream's 60 s request timeout and a client's patience.
+ */
+export const DEFAULT_ETCD_REQUEST_TIMEOUT_MS = 5_000;
+
+type CallOptions = { deadline: number };
 
 interface ActiveWatch {
   readonly listener: WatchListener;
@@ -70,12 +79,14 @@ export class EtcdStorage implements Storage {
   /** A revision known to be at or below etcd's compaction point: the probe starts there. */
   private knownCompacted = 0;
   private closed = false;
+  private readonly timeoutMs: number;
 
   constructor(opts: EtcdStorageOptions) {
     if (opts.servers.length === 0) throw new Error('etcd storage needs at least one server URL');
     this.prefix = opts.prefix ?? '';
     this.root = opts.root ?? '';
-    const timeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const timeout = opts.requestTimeoutMs ?? DEFAULT_ETCD_REQUEST_TIMEOUT_MS;
+    this.timeoutMs = timeout;
     const options: IOptions = {
       hosts: [...opts.servers],
       // Streams (watches) live as long as they are wanted; every other call gets a deadline so a
@@ -117,12 +128,12 @@ export class EtcdStorage implements Storage {
 
   async create(key: string, value: string): Promise<KeyValue> {
     const k = this.toEtcd(key);
-    const res = await this.call(() =>
+    const res = await this.call((o) =>
       this.client.kv.txn({
         compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
         success: [{ request_put: { key: k, value: Buffer.from(value) } }],
         failure: [{ request_range: { key: k } }],
-      }),
+      }, o),
     );
     if (!res.succeeded) {
       const live = res.responses[0]?.response_range.kvs[0];
@@ -254,7 +265,7 @@ export class EtcdStorage implements Storage {
     if (target <= this.knownCompacted) return;
     try {
       // physical: return only once the old revisions are gone, so a read right after sees it.
-      await this.call(() => this.client.kv.compact({ revision: target, physical: true }));
+      await this.call((o) => this.client.kv.compact({ revision: target, physical: true }, o));
     } catch (err) {
       // Someone (another API server, etcd's own auto-compaction) compacted further already.
       if (!(err instanceof StorageError && err.code === 'Compacted')) throw err;
@@ -280,13 +291,25 @@ export class EtcdStorage implements Storage {
     if (this.closed) throw new StorageError('Closed', 'storage is closed');
   }
 
-  /** Runs one etcd call, turning etcd's revision errors into the contract's. */
-  private async call<T>(fn: () => Promise<T>, requested?: number): Promise<T> {
+  /**
+   * Runs one etcd call, turning etcd's revision errors into the contract's and a hung or unreachable
+   * etcd into 'Unavailable'. Every attempt the client makes (it retries recoverable errors) gets the
+   * same absolute deadline, so the whole call ends by then.
+   */
+  private async call<T>(fn: (options: CallOptions) => Promise<T>, requested?: number): Promise<T> {
     this.checkOpen();
     try {
-      return await fn();
+      return await fn({ deadline: Date.now() + this.timeoutMs });
     } catch (err) {
       const message = (err as Error).message ?? '';
+      if (message.includes('DEADLINE_EXCEEDED')) {
+        throw new StorageError('Unavailable', `etcd did not answer within ${this.timeoutMs / 1000}s`, { timedOut: true });
+      }
+      if (etcd3().isRecoverableError(err as Error) || (err as { isBrokenCircuitError?: boolean }).isBrokenCircuitError) {
+        // Connection refused or reset, or the client's breaker open after repeated failures: it
+        // half-opens again after a few seconds, so service resumes on its own.
+        throw new StorageError('Unavailable', `etcd is unreachable: ${message}`);
+      }
       if (message.includes(COMPACTED)) {
         const compacted = await this.compactedRevision().catch(() => this.knownCompacted);
         throw new StorageError('Compacted', `required revision ${requested ?? '?'} has been compacted`, { requested, compacted });
@@ -300,7 +323,7 @@ export class EtcdStorage implements Storage {
   }
 
   private range(req: IRangeRequest, requested?: number) {
-    return this.call(() => this.client.kv.range(req), requested);
+    return this.call((o) => this.client.kv.range(req, o), requested);
   }
 
   /** Whether a read at `revision` is still possible (not compacted away). */
@@ -323,7 +346,7 @@ export class EtcdStorage implements Storage {
     const compare = expected !== undefined
       ? { key: k, target: 'Mod' as const, result: 'Equal' as const, mod_revision: expected }
       : { key: k, target: 'Create' as const, result: 'Greater' as const, create_revision: 0 };
-    const res = await this.call(() => this.client.kv.txn({ compare: [compare], success: [op], failure: [{ request_range: { key: k } }] }));
+    const res = await this.call((o) => this.client.kv.txn({ compare: [compare], success: [op], failure: [{ request_range: { key: k } }] }, o));
     if (res.succeeded) return res;
     const live = res.responses[0]?.response_range.kvs[0];
     if (!live) throw new StorageError('KeyNotFound', `key not found: ${key}`, { key });

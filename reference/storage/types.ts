@@ -76,7 +76,12 @@ export type StorageErrorCode =
   | 'Compacted'
   /** The requested revision has not been written yet. */
   | 'FutureRevision'
-  | 'Closed';
+  | 'Closed'
+  /**
+   * The backend did not answer (a hung or unreachable etcd): `timedOut` when the call's deadline
+   * passed, else it failed at once (connection refused, the client's circuit breaker open).
+   */
+  | 'Unavailable';
 
 export class StorageError extends Error {
   constructor(
@@ -91,6 +96,8 @@ export class StorageError extends Error {
       compacted?: number;
       /** For Conflict: the key's actual modRevision. */
       actual?: number;
+      /** For Unavailable: the call's deadline passed. */
+      timedOut?: boolean;
     } = {},
   ) {
     super(message);

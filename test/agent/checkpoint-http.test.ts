@@ -96,13 +96,21 @@ t.test('checkpoint on a real agent', async (t) => {
     t.same(call.request, { container_id: cId, location: path, timeout: '0' }, 'CheckpointContainerRequest: the running container, the archive path, no timeout');
   });
 
-  t.test('timeout: passed as seconds; the last value counts; unparsable is 404; negative is refused before the runtime', async (t) => {
+  t.test('timeout: passed as seconds; the last value counts; a huge one waits; unparsable is 404; negative is refused before the runtime', async (t) => {
     t.equal((await post('/checkpoint/default/web/c?timeout=7')).status, 200);
     t.equal((calls().at(-1)!.request as any).timeout, '7');
     t.equal((await post('/checkpoint/default/web/c?timeout=0')).status, 200);
     t.equal((calls().at(-1)!.request as any).timeout, '0', 'zero: the runtime\'s default');
     t.equal((await post('/checkpoint/default/web/c?timeout=abc&timeout=3')).status, 200, 'the last value counts');
     t.equal((calls().at(-1)!.request as any).timeout, '3');
+    // Upstream waits as long as asked. Past about 24.8 days a Node timer or a grpc-js deadline would
+    // expire at once: the agent's gRPC deadline and the mock's timer stop there instead
+    // (reference/timers.ts), so a long wait stays one (the mock finishes at once here).
+    for (const long of ['2147364', '2147484', '3000000', '9223372036854775807']) {
+      const r = await post(`/checkpoint/default/web/c?timeout=${long}`);
+      t.equal(r.status, 200, `timeout=${long}: not an instant failure: ${r.body}`);
+      t.equal((calls().at(-1)!.request as any).timeout, long, 'passed to the runtime as asked');
+    }
     const n = calls().length;
     for (const q of ['timeout=abc', 'timeout=3&timeout=x', 'timeout=', 'timeout=1.5', 'timeout=%201', 'timeout=99999999999999999999']) {
       const r = await post(`/checkpoint/default/web/c?${q}`);

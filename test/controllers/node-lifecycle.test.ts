@@ -209,6 +209,8 @@ t.test('taint eviction: untolerated at once with DisruptionTarget, tolerationSec
   const oneSecond = await mk([{ ...taint, operator: 'Exists', tolerationSeconds: 1 }]);
   const forever = await mk([{ ...taint, operator: 'Exists' }]);
   const cancelled = await mk([{ ...taint, operator: 'Exists', tolerationSeconds: 2 }]);
+  // 34.7 days: past what one Node timer waits (about 24.8 days; a longer delay fires after 1 ms).
+  const longWait = await mk([{ ...taint, operator: 'Exists', tolerationSeconds: 3_000_000 }]);
   const seen: any[] = [];
   const w = c.watch(PODS, { onList: () => undefined, onEvent: (ev) => seen.push(ev) });
   await w.synced;
@@ -221,6 +223,7 @@ t.test('taint eviction: untolerated at once with DisruptionTarget, tolerationSec
   t.match(cond(marked?.object, 'DisruptionTarget'), { status: 'True', reason: 'DeletionByTaintManager', message: 'Taint manager: deleting due to NoExecute taint' }, 'DisruptionTarget before the deletion');
   await until(() => gone(c, path(oneSecond)), (x) => x, 'the 1 s pod evicted');
   t.ok(Date.now() - tainted >= 900, 'not before its second');
+  t.notOk(await gone(c, path(longWait)), 'a toleration longer than one timer reaches is not due at once');
   // The taint goes before the 2 s pod's time is up: its deletion is cancelled.
   await c.patch(n.path, { spec: { taints: null } });
   t.ok(await holds(async () => !(await gone(c, path(cancelled))) && !(await gone(c, path(forever))), (x) => x, 2_500), 'the tolerated pod and the one whose taint went stay');

@@ -28,6 +28,9 @@ export interface EtcdMember {
   kill(): Promise<void>;
   /** Starts it again on the same ports and data (after kill) and waits until it is healthy. */
   restart(): Promise<void>;
+  /** SIGSTOP: the process hangs, its connections stay open and unanswered (SIGCONT with resume()). */
+  pause(): void;
+  resume(): void;
 }
 
 export interface RunningEtcd {
@@ -149,6 +152,8 @@ export async function startEtcd(t: { teardown(fn: () => unknown): void }, size =
         launch(s);
         await healthy(s);
       },
+      pause: () => void s.proc?.kill('SIGSTOP'),
+      resume: () => void s.proc?.kill('SIGCONT'),
     })),
     clientUrls: states.map((s) => s.clientUrl),
     log: () => log,

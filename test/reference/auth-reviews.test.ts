@@ -235,6 +235,14 @@ t.test('SelfSubjectRulesReview: what the requester may do in a namespace', async
   t.notOk(elsewhere.body.status.resourceRules.some((r: any) => r.resources.includes('pods')), 'a RoleBinding grants nothing outside its namespace');
   const admin = await call('POST', `${AUTHZ}/selfsubjectrulesreviews`, ADMIN, ssrr('team'));
   t.same(admin.body.status.resourceRules[0], { verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, 'system:masters holds everything');
+  // Upstream's privileged-group authorizer resolves no rules: a member's come from the built-in
+  // cluster-admin binding only, each once (the reference listed them twice).
+  const twice = (rules: unknown[]) => rules.filter((r, i) => rules.slice(0, i).some((o) => JSON.stringify(o) === JSON.stringify(r)));
+  t.same(twice(admin.body.status.resourceRules), [], 'no resource rule listed twice');
+  t.same(twice(admin.body.status.nonResourceRules), [], 'no non-resource rule listed twice');
+  t.equal(admin.body.status.resourceRules.filter((r: any) => r.resources.includes('*')).length, 1, 'everything, once');
+  // Upstream answers with a fresh object: the spec (namespace included) is not echoed.
+  t.same(admin.body.spec, {}, 'the spec is not echoed, as upstream');
   const none = await call('POST', `${AUTHZ}/selfsubjectrulesreviews`, ALICE, ssrr());
   t.equal(none.status, 400, 'no namespace: upstream\'s BadRequest');
   t.match(none.body, { kind: 'Status', reason: 'BadRequest', message: 'no namespace on request' });

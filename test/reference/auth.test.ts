@@ -59,13 +59,30 @@ t.test('token file CSV', async (t) => {
   t.same(parseTokenCsv('t1,alice,u1,"a,b"\nt2,bob,u2\n\n t3, carol ,,x,extra\n'), [
     { token: 't1', user: 'alice', uid: 'u1', groups: ['a', 'b'] },
     { token: 't2', user: 'bob', uid: 'u2' },
-    { token: 't3', user: 'carol ', groups: ['x'] },
-  ], 'quoted groups, optional group column, leading spaces trimmed, further columns ignored');
-  t.same(parseTokenCsv('t,a,1\r\nt,b,2\r\n').map((x) => x.user), ['b'], 'a repeated token keeps its last row');
-  t.throws(() => parseTokenCsv('t1,alice\n'), /must have at least 3 columns \(token, user name, user uid\), found 2/);
-  t.throws(() => parseTokenCsv('t1,"alice,u1\n'), /not valid CSV/);
-  t.throws(() => parseTokenCsv('t1,al"ice,u1\n'), /bare "/);
+    { token: ' t3', user: ' carol ', groups: ['x'] },
+  ], 'quoted groups, optional group column, fields kept as written (spaces too), further columns ignored');
+  // Upstream (encoding/csv without TrimLeadingSpace, then strings.Split) keeps the padding: the
+  // padded name is not the privileged group.
+  t.same(parseTokenCsv('t,u,1," system:masters "\n')[0]!.groups, [' system:masters ']);
+  t.same(parseTokenCsv('t,u,1,"a, b,,c"\n')[0]!.groups, ['a', ' b', 'c'], 'split on commas as written; empty names dropped');
+  t.same(parseTokenCsv('t,"multi\r\nline",1\r\n\r\nu,"say ""hi""",2')
+    .map((x) => x.user), ['multi\nline', 'say "hi"'], 'CRLF lines, quoted newlines and doubled quotes, no final newline');
+  const warnings: string[] = [];
+  const warn = (m: string) => { warnings.push(m); };
+  t.same(parseTokenCsv('t,a,1\r\n,nobody,2\nt,b,2\r\n', 'f.csv', warn).map((x) => x.user), ['b'], 'a repeated token keeps its last row');
+  t.same(warnings, [
+    "empty token has been found in token file 'f.csv', record 2 (line 2): row skipped",
+    "duplicate token has been found in token file 'f.csv', record 3 (line 3): this later row wins",
+  ], 'an empty and a repeated token are warned about, naming the record and line');
+  t.throws(() => parseTokenCsv('\uFEFFt,a,1\n'), /line 1 starts with a byte order mark/);
+  t.throws(() => parseTokenCsv('t1,a,1\n\nt2,,2\n'), /record 2 \(line 3\) has an empty user name/);
+  t.throws(() => parseTokenCsv('t1,alice\n'), /must have at least 3 columns \(token, user name, user uid\), found 2: record 1 \(line 1\)/);
+  t.throws(() => parseTokenCsv('t1,"alice,u1\n'), /not valid CSV: line 1: extraneous or missing "/);
+  t.throws(() => parseTokenCsv('t0,a,1\nt1,al"ice,u1\n'), /line 2: bare "/);
+  t.throws(() => parseTokenCsv('t1,u,1, "g"\n'), /bare "/, 'a space before a quote is not trimmed away (Go: bare quote)');
+  t.throws(() => parseTokenCsv('t1,"u"x,1\n'), /extraneous or missing "/);
   t.same(parseTokenCsv(''), []);
+  t.same(parseTokenCsv('\n\r\n'), [], 'empty lines are skipped');
 });
 
 t.test('serve flags', async (t) => {

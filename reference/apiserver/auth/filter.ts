@@ -5,9 +5,9 @@
 // agent-client identity the server presents to node agents (node-proxy.ts).
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { internal, isStatusError, serviceUnavailable, type StatusError } from '../errors.js';
+import { internal, isStatusError, type StatusError } from '../errors.js';
 import type { Registry } from '../registry.js';
-import { isStorageError } from '../../storage/types.js';
+import { storageFailure } from '../storage-failure.js';
 import { TokenAuthenticator } from './authenticator.js';
 import { alwaysAllow, RbacAuthorizer, type AuthorizationMode, type Authorizer } from './authorizer.js';
 import { impersonate, wantsImpersonation } from './impersonation.js';
@@ -86,7 +86,7 @@ export function withAuth(auth: ServerAuth, next: RequestListener, log: (message:
       (err: unknown) => {
         let se: StatusError;
         if (isStatusError(err)) se = err;
-        else if (isStorageError(err, 'Closed')) se = serviceUnavailable('the server is shutting down');
+        else if (storageFailure(err)) se = storageFailure(err)!;
         else {
           log(`authorizing ${req.method} ${req.url} failed`, err);
           se = internal(err);

@@ -10,7 +10,6 @@ import { nowRFC3339 } from '../store.js';
 import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP } from '../../resources/reviews.js';
 import { aggregateMessages, type Authorizer } from './authorizer.js';
 import type { PolicyRule } from '../../resources/rbac.js';
-import { SUPERUSER_GROUP } from './user.js';
 import type { Attributes } from './request-info.js';
 import type { UserInfo } from './user.js';
 
@@ -35,7 +34,7 @@ export interface ReviewAuth {
   readonly ruleResolver?: { rulesFor(user: UserInfo, namespace: string): Promise<{ rules: PolicyRule[]; errors: string[] }> };
 }
 
-/** What AlwaysAllow and the system:masters group hold (upstream's RulesFor of both authorizers). */
+/** What AlwaysAllow holds (upstream's alwaysAllowAuthorizer RulesFor). */
 const EVERYTHING = { resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }] };
 
 type Json = Record<string, unknown>;
@@ -86,19 +85,20 @@ export class Reviews {
   }
 
   /**
-   * Upstream's union of RulesFor: system:masters holds everything (the privileged-group authorizer),
-   * then the RBAC rules in the namespace; AlwaysAllow holds everything. Roles that could not be
-   * resolved make the list incomplete and are named in evaluationError.
+   * Upstream's union of RulesFor, which has only the mode's rule resolvers: AlwaysAllow holds
+   * everything; under RBAC, the RBAC rules in the namespace. The privileged-group authorizer that
+   * lets system:masters do anything is no rule resolver upstream: a member's rules are those of the
+   * bindings naming the group (the built-in cluster-admin binding), listed once. Roles that could not
+   * be resolved make the list incomplete and are named in evaluationError.
    */
   private async rules(user: UserInfo, namespace: string): Promise<Json> {
     const resolver = this.auth.ruleResolver;
     if (!resolver) return { ...EVERYTHING, incomplete: false };
     const { rules, errors } = await resolver.rulesFor(user, namespace);
-    const masters = user.groups.includes(SUPERUSER_GROUP);
-    const resourceRules = [...(masters ? EVERYTHING.resourceRules : []), ...rules.filter((r) => !r.nonResourceURLs?.length).map((r) => ({
+    const resourceRules = rules.filter((r) => !r.nonResourceURLs?.length).map((r) => ({
       verbs: r.verbs ?? [], apiGroups: r.apiGroups ?? [], resources: r.resources ?? [], ...(r.resourceNames?.length ? { resourceNames: r.resourceNames } : {}),
-    }))];
-    const nonResourceRules = [...(masters ? EVERYTHING.nonResourceRules : []), ...rules.filter((r) => r.nonResourceURLs?.length).map((r) => ({ verbs: r.verbs ?? [], nonResourceURLs: r.nonResourceURLs! }))];
+    }));
+    const nonResourceRules = rules.filter((r) => r.nonResourceURLs?.length).map((r) => ({ verbs: r.verbs ?? [], nonResourceURLs: r.nonResourceURLs! }));
     return { resourceRules, nonResourceRules, incomplete: errors.length > 0, ...(errors.length ? { evaluationError: aggregateMessages(errors) } : {}) };
   }
 
