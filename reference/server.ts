@@ -164,15 +164,18 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Runni
     try {
       for (const p of opts.debugPlantCorrupt ?? []) await plantCorrupt(api.registry, storage, p);
       const host = opts.host ?? '127.0.0.1';
+      // With authentication on, the companions check their callers by delegation to this server
+      // (TokenReview, SubjectAccessReview), as upstream's do; without it nothing is checked anywhere.
+      const delegatedAuth = opts.auth !== undefined;
       if (opts.controllerManager !== false) {
         const o = opts.controllerManager ?? {};
-        const cm = await startControllerManager({ api: { url: api.url, token: cmToken?.token, caPem: tls?.caPem }, controllers: o.controllers, settings: o.settings, featureGates, serve: { host, port: o.port, tls }, breaks: o.breaks });
+        const cm = await startControllerManager({ api: { url: api.url, token: cmToken?.token, caPem: tls?.caPem }, controllers: o.controllers, settings: o.settings, featureGates, serve: { host, port: o.port, tls, delegatedAuth }, breaks: o.breaks });
         companions.push(cm);
         components.controllerManager = { url: cm.url!, caPem: cm.caPem };
       }
       if (opts.scheduler !== false) {
         const o = opts.scheduler ?? {};
-        const sched = await startScheduler({ api: { url: api.url, token: schedToken?.token, caPem: tls?.caPem }, featureGates, serve: { host, port: o.port, tls }, breaks: o.breaks });
+        const sched = await startScheduler({ api: { url: api.url, token: schedToken?.token, caPem: tls?.caPem }, featureGates, serve: { host, port: o.port, tls, delegatedAuth }, breaks: o.breaks });
         companions.push(sched);
         components.scheduler = { url: sched.url!, caPem: sched.caPem };
       }

@@ -2,9 +2,12 @@
 // /metrics every second: once with `--enable-feature=native-histograms` (it asks for protobuf and
 // ingests native histograms), once without (it asks for OpenMetrics/text and ingests classic
 // buckets), over HTTPS with the reference's CA as a real scrape config would. `promtool check
-// metrics` lints the text exposition. Without Prometheus these tests fail rather than skip.
+// metrics` lints the text exposition. The controller manager and the scheduler of an RBAC reference
+// are scraped with a bearer token file, as their endpoints demand (issue 23 §3). Without Prometheus
+// these tests fail rather than skip.
 import t from 'tap';
 import { execa } from 'execa';
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { startReference, type RunningReference } from '../reference/server.js';
@@ -85,14 +88,27 @@ t.test('Prometheus with native histograms: protobuf scrape, native and classic s
   for (const tg of targets.data.activeTargets) t.same({ job: tg.labels.job, health: tg.health, lastError: tg.lastError }, { job: tg.labels.job, health: 'up', lastError: '' }, `${tg.labels.job} scrapes cleanly`);
 });
 
-t.test('Prometheus without native histograms: text scrape, classic series', async (t) => {
+t.test('Prometheus without native histograms: text scrape, classic series; the companions scraped with a token', async (t) => {
   if (!(await hasBinary('prometheus'))) return void t.fail('prometheus is not on PATH: install the Debian package `prometheus` (CI does)');
   const ref = await startReference({ tls: 'self-signed' });
   t.teardown(() => ref.close());
   t.teardown(traffic(ref));
-  const prom = await startPrometheus(t, { orch: ref }, false);
+  // The companions of an RBAC reference check their callers (TokenReview, SubjectAccessReview):
+  // Prometheus scrapes them with a token of group system:monitoring, whose built-in role reads
+  // /metrics; the same job without the token is refused.
+  const token = randomBytes(24).toString('base64url');
+  const secured = await startReference({ tls: 'self-signed', auth: { tokens: [{ token, user: 'prometheus', groups: ['system:monitoring'] }], authorizationMode: 'RBAC' } });
+  t.teardown(() => secured.close());
+  const { controllerManager: cm, scheduler } = secured.components;
+  if (!cm || !scheduler) throw new Error('the reference runs no companions');
+  const prom = await startPrometheus(t, {
+    orch: ref,
+    'orch-cm': { ...cm, bearerToken: token },
+    'orch-sched': { ...scheduler, bearerToken: token },
+    'orch-cm-anonymous': cm,
+  }, false);
 
-  const gate = await prom.until('orch_feature_enabled{name="NativeHistograms"}', nonEmpty, 'gate metric');
+  const gate = await prom.until('orch_feature_enabled{job="orch",name="NativeHistograms"}', nonEmpty, 'gate metric');
   t.equal(value(gate), 1);
   const requests = await prom.until('sum(apiserver_request_total{resource="storageclasses",code="404"})', (r) => value(r) > 0, 'request counter');
   t.ok(value(requests) > 0, 'apiserver_request_total ingested (OpenMetrics `_total` samples)');
@@ -101,6 +117,18 @@ t.test('Prometheus without native histograms: text scrape, classic series', asyn
   const q = await prom.until('histogram_quantile(0.9, sum by (le) (rate(apiserver_request_duration_seconds_bucket[1m])))', (r) => r.length > 0 && Number.isFinite(value(r)), 'classic quantile');
   t.ok(Number.isFinite(value(q)), 'classic histogram_quantile answers');
   t.same(await prom.query('apiserver_request_duration_seconds'), [], 'no native series');
-  const build = await prom.until('orch_build_info', nonEmpty, 'build info');
+  const build = await prom.until('orch_build_info{job="orch"}', nonEmpty, 'build info');
   t.equal(build[0].metric.git_version, 'v1.37.0');
+
+  for (const job of ['orch-cm', 'orch-sched']) {
+    const series = await prom.until(`orch_build_info{job="${job}"}`, nonEmpty, `${job} scraped with the token`);
+    t.equal(series[0].metric.git_version, 'v1.37.0', `${job}: orch_build_info ingested`);
+    t.ok(value(await prom.until(`sum(rest_client_requests_total{job="${job}"})`, (r) => value(r) > 0, `${job} client metrics`)) > 0, `${job}: rest_client_requests_total ingested`);
+  }
+  const anonymous = await prom.until('up{job="orch-cm-anonymous"}', (r) => r.length > 0 && value(r) === 0, 'the scrape without a token fails');
+  t.equal(value(anonymous), 0, 'up is 0 without the token');
+  const targets = (await (await fetch(`${prom.url}/api/v1/targets`)).json()) as { data: { activeTargets: { health: string; lastError: string; labels: { job: string } }[] } };
+  const refused = targets.data.activeTargets.find((tg) => tg.labels.job === 'orch-cm-anonymous');
+  t.match(refused?.lastError, /403/, `refused with 403: ${refused?.lastError}`);
+  for (const tg of targets.data.activeTargets.filter((x) => x.labels.job !== 'orch-cm-anonymous')) t.same({ job: tg.labels.job, health: tg.health, lastError: tg.lastError }, { job: tg.labels.job, health: 'up', lastError: '' }, `${tg.labels.job} scrapes cleanly`);
 });

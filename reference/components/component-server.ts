@@ -1,6 +1,8 @@
 // The HTTPS port of a control-plane component other than the API server (controller manager,
 // scheduler): spec 002's endpoints (/healthz, /livez, /readyz, /metrics, /metrics/slis, /statusz,
 // /flagz, /configz) through the shared ComponentEndpoints, and a Status-shaped 404 for anything else.
+// With `auth`, every request but health is authenticated and authorized first (request-auth.ts).
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ComponentEndpoints } from '../observability/component-endpoints.js';
@@ -11,6 +13,7 @@ import { SERVER_VERSION, versionInfo } from '../apiserver/discovery.js';
 import { answerPlainHttp, processSelfSigned } from '../tls.js';
 import type { FeatureGates } from '../features.js';
 import type { RequestMetrics } from '../client/api-client.js';
+import type { ComponentRequestAuth } from './request-auth.js';
 
 export interface ComponentServerOptions {
   /** As /statusz and /flagz name it, e.g. `orch-controller-manager`. */
@@ -29,10 +32,18 @@ export interface ComponentServerOptions {
   readonly tls?: { certPem: string; keyPem: string; caPem?: string };
   /** The component's client of the API server: its requests become rest_client_* metrics here. */
   readonly apiClient?: { metrics: RequestMetrics | undefined };
+  /** Delegated authentication and authorization of callers; absent: every caller is served. */
+  readonly auth?: ComponentRequestAuth;
 }
 
-/** Where a component's HTTPS endpoints listen (default 127.0.0.1, an ephemeral port, the process's self-signed certificate); `false`: none (in-process tests). */
-export type ComponentServe = { readonly host?: string; readonly port?: number; readonly tls?: { certPem: string; keyPem: string; caPem?: string } } | false;
+/**
+ * Where a component's HTTPS endpoints listen (default 127.0.0.1, an ephemeral port, the process's
+ * self-signed certificate); `false`: none (in-process tests). `delegatedAuth` (default true): callers
+ * are authenticated and authorized by the API server (request-auth.ts); false only where the API
+ * server itself checks no one (`serve` without authentication), so that the companions are no
+ * stricter than it.
+ */
+export type ComponentServe = { readonly host?: string; readonly port?: number; readonly tls?: { certPem: string; keyPem: string; caPem?: string }; readonly delegatedAuth?: boolean } | false;
 
 export interface RunningComponentServer {
   readonly url: string;
@@ -65,8 +76,15 @@ export async function startComponentServer(o: ComponentServerOptions): Promise<R
     otherPaths: ['/version'],
   });
   const tls = o.tls ?? processSelfSigned(o.host);
-  const server: Server = createServer({ cert: tls.certPem, key: tls.keyPem, keepAliveTimeout: 5000 }, (req, res) => {
+  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'https://component');
+    // Checked on the path the handler below dispatches on, so that what is authorized is what is served.
+    const refusal = await o.auth?.check(req, url.pathname);
+    if (refusal) {
+      res.writeHead(refusal.status, { 'Content-Type': refusal.contentType, 'Cache-Control': 'no-cache, private', 'X-Content-Type-Options': 'nosniff', 'Content-Length': String(Buffer.byteLength(refusal.body)) });
+      res.end(refusal.body);
+      return;
+    }
     // /version: among spec 002 §4's essential read-only paths, on every component.
     if (url.pathname === '/version' && (req.method === 'GET' || req.method === 'HEAD')) {
       const body = `${JSON.stringify(versionInfo(), null, 2)}\n`;
@@ -74,12 +92,13 @@ export async function startComponentServer(o: ComponentServerOptions): Promise<R
       res.end(req.method === 'HEAD' ? undefined : body);
       return;
     }
-    endpoints.handle(req, res, url.pathname, url.searchParams).then((served) => {
-      if (served) return;
-      const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `the server could not find the requested resource (${url.pathname})`, reason: 'NotFound', details: {}, code: 404 });
-      res.writeHead(404, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });
-      res.end(body);
-    }, (err) => {
+    if (await endpoints.handle(req, res, url.pathname, url.searchParams)) return;
+    const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `the server could not find the requested resource (${url.pathname})`, reason: 'NotFound', details: {}, code: 404 });
+    res.writeHead(404, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });
+    res.end(body);
+  };
+  const server: Server = createServer({ cert: tls.certPem, key: tls.keyPem, keepAliveTimeout: 5000 }, (req, res) => {
+    serve(req, res).catch((err) => {
       if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end(`internal error: ${(err as Error).message}\n`);
     });

@@ -11,6 +11,7 @@ import { namedCheck } from '../observability/health.js';
 import type { HealthFaults } from '../observability/health.js';
 import type { ComponentMetrics } from '../observability/metrics.js';
 import { startComponentServer, type ComponentServe } from '../components/component-server.js';
+import { componentRequestAuth } from '../components/request-auth.js';
 import { DEFAULT_CONTROLLER_SETTINGS, type Controller, type ControllerDefinition, type ControllerSettings } from './controller.js';
 import { eventRecorder } from './events.js';
 import { CONTROLLERS } from './index.js';
@@ -84,6 +85,8 @@ export async function startControllerManager(o: ControllerManagerOptions): Promi
     flags: o.flags ?? { controllers: (o.controllers ?? ['*']).join(','), 'node-monitor-grace-period': `${settings.nodeMonitorGracePeriodMs / 1000}s` },
     config: { componentconfig: { controllers: selected.map((d) => d.name), ...settingsConfig(settings), featureGates: gates.all() } },
     apiClient: client,
+    // Callers are checked by delegation to the API server, with this component's own client.
+    auth: o.serve?.delegatedAuth === false ? undefined : componentRequestAuth({ api: client, log }),
     readyChecks: [namedCheck('informer-sync', () => { if (!synced) throw new Error('informers have not synced yet'); })],
     healthFaults: o.healthFaults,
   });

@@ -18,6 +18,7 @@ import { FeatureGates } from '../features.js';
 import { namedCheck, type HealthFaults } from '../observability/health.js';
 import type { ComponentMetrics } from '../observability/metrics.js';
 import { startComponentServer, type ComponentServe } from '../components/component-server.js';
+import { componentRequestAuth } from '../components/request-auth.js';
 import type { ApiConnection } from '../controllers/manager.js';
 import { eventRecorder, type EventRecorder } from '../controllers/events.js';
 import { isTerminal, SchedulerCache, Simulation, type PlacedPod } from './cache.js';
@@ -68,6 +69,8 @@ export async function startScheduler(o: SchedulerOptions): Promise<RunningSchedu
     flags: o.flags ?? { 'bind-address': o.serve?.host ?? '127.0.0.1', 'secure-port': String(o.serve?.port ?? 0) },
     config: { componentconfig: { profiles: [{ schedulerName: DEFAULT_SCHEDULER_NAME }], featureGates: gates.all() } },
     apiClient: client,
+    // Callers are checked by delegation to the API server, with this component's own client.
+    auth: o.serve?.delegatedAuth === false ? undefined : componentRequestAuth({ api: client, log }),
     readyChecks: [namedCheck('sched-handler-sync', () => { if (!synced) throw new Error('scheduler informers have not synced yet'); })],
     healthFaults: o.healthFaults,
   });

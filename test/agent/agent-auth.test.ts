@@ -13,7 +13,7 @@ import { ApiClient } from '../../reference/client/api-client.js';
 import { agentRequestAuth } from '../../reference/agent/auth/request-auth.js';
 import { authSettingsOf, AuthSettingsError, DEFAULT_AUTH_SETTINGS, withAuthFlags, type AgentAuthSettings } from '../../reference/agent/auth/settings.js';
 import { subresourcesOf, verbOf } from '../../reference/agent/auth/request-attributes.js';
-import { bearerToken } from '../../reference/agent/auth/authenticator.js';
+import { bearerToken } from '../../reference/auth-delegation/authenticator.js';
 import { FeatureGates } from '../../reference/features.js';
 import { generateSelfSigned } from '../../reference/tls.js';
 import { startMockCri } from '../../mocks/cri/server.js';

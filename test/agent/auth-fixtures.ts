@@ -7,7 +7,7 @@ import { request } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { SUBJECT_ACCESS_REVIEWS_PATH, TOKEN_REVIEWS_PATH } from '../../reference/agent/auth/reviews.js';
+import { SUBJECT_ACCESS_REVIEWS_PATH, TOKEN_REVIEWS_PATH } from '../../reference/auth-delegation/reviews.js';
 
 export interface FakeReviews {
   readonly url: string;

@@ -4,21 +4,13 @@
 // (KubeletFineGrainedAuthz, on in 1.37) names a specific subresource first, `proxy` follows as the
 // fallback; the request is allowed when either is.
 
-/** Upstream's isSubpath: the path itself or anything below it. */
-export function isSubpath(path: string, prefix: string): boolean {
-  const p = prefix.replace(/\/$/, '');
-  return path === p || path.startsWith(`${p}/`);
-}
+import { isSubpath } from '../../auth-delegation/paths.js';
 
-/**
- * Health paths stay open. Upstream serves health without authentication on its separate healthz
- * port (healthzPort, 10248 on loopback); this agent has one port, and service managers and the
- * launcher of agent-exec runs probe /healthz there without credentials, so these paths are not
- * authenticated here. They only say whether the agent is healthy.
- */
-export const OPEN_PATHS: readonly string[] = ['/healthz', '/livez', '/readyz'];
-
-export const isOpenPath = (path: string) => OPEN_PATHS.some((p) => isSubpath(path, p));
+// Health paths stay open. Upstream serves health without authentication on its separate healthz
+// port (healthzPort, 10248 on loopback); this agent has one port, and service managers and the
+// launcher of agent-exec runs probe /healthz there without credentials, so these paths are not
+// authenticated here. They only say whether the agent is healthy.
+export { isSubpath, isOpenPath, OPEN_PATHS } from '../../auth-delegation/paths.js';
 
 /** Upstream's verb for a method; HEAD reads like GET (upstream leaves it empty, which no rule matches). */
 export function verbOf(method: string | undefined): string {

@@ -11,8 +11,8 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { broken } from '../breaks.js';
-import { AgentAuthenticator } from './authenticator.js';
-import { AccessReviewer, TokenReviewer, type AccessDecision, type NodeAttributes, type ReviewClient } from './reviews.js';
+import { DelegatingAuthenticator } from '../../auth-delegation/authenticator.js';
+import { AccessReviewer, TokenReviewer, type AccessAttributes, type AccessDecision, type ReviewClient } from '../../auth-delegation/reviews.js';
 import { isOpenPath, subresourcesOf, verbOf } from './request-attributes.js';
 import { AuthSettingsError, type AgentAuthSettings } from './settings.js';
 
@@ -28,7 +28,7 @@ export interface RequestAuth {
 
 interface Authorizer {
   /** Throws when the decision could not be made (the control plane could not be asked). */
-  authorize(a: NodeAttributes): Promise<AccessDecision>;
+  authorize(a: AccessAttributes): Promise<AccessDecision>;
 }
 
 const ALWAYS_ALLOW: Authorizer = { authorize: async () => ({ allowed: true }) };
@@ -62,7 +62,7 @@ export function agentRequestAuth(o: { settings: AgentAuthSettings; api?: ReviewC
     o.log?.(`no control plane (standalone mode): ${why.join('; ')}; only /healthz, /livez and /readyz answer unless anonymous authentication and mode AlwaysAllow are configured`);
   }
   const tokens = s.webhook.enabled && o.api ? new TokenReviewer(o.api, s.webhook.cacheTtlMs, o.now) : undefined;
-  const authenticator = new AgentAuthenticator({ x509: clientCaPem !== undefined, tokens, anonymous: s.anonymous, log: o.log });
+  const authenticator = new DelegatingAuthenticator({ x509: clientCaPem !== undefined, tokens, anonymous: s.anonymous, log: o.log });
   const authorizer: Authorizer = s.authorization.mode === 'AlwaysAllow' ? ALWAYS_ALLOW
     : o.api ? new AccessReviewer(o.api, s.authorization.cacheAuthorizedTtlMs, s.authorization.cacheUnauthorizedTtlMs, o.now) : DENY_ALL;
 
@@ -80,7 +80,7 @@ export function agentRequestAuth(o: { settings: AgentAuthSettings; api?: ReviewC
       for (const subresource of subresources) {
         let d: AccessDecision;
         try {
-          d = await authorizer.authorize({ user: who.user, verb, subresource, name: o.nodeName });
+          d = await authorizer.authorize({ user: who.user, resourceAttributes: { verb, version: 'v1', resource: 'nodes', subresource, name: o.nodeName } });
         } catch (err) {
           o.log?.(`authorization error (${what}): ${(err as Error).message}`);
           return { status: 500, body: `Authorization error (${what})` };

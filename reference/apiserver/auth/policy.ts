@@ -50,6 +50,15 @@ export const SCHEDULER_GROUP = 'system:orch-scheduler';
 const get = (...nonResourceURLs: string[]): PolicyRule => ({ verbs: ['get'], nonResourceURLs });
 const HEALTH_AND_VERSION = ['/livez', '/readyz', '/healthz', '/version', '/version/'];
 
+/**
+ * The reviews a component asks to check its own callers (upstream's controller manager and scheduler
+ * roles hold them: "Needed to check API access. These creates are non-mutating").
+ */
+const DELEGATED_REVIEWS: readonly PolicyRule[] = [
+  { verbs: ['create'], apiGroups: ['authentication.orch.io'], resources: ['tokenreviews'] },
+  { verbs: ['create'], apiGroups: ['authorization.orch.io'], resources: ['subjectaccessreviews'] },
+];
+
 /** The built-in ClusterRoles by name (upstream bootstrappolicy.ClusterRoles, the ones this server has use for). */
 export const BOOTSTRAP_CLUSTER_ROLES: ReadonlyMap<string, readonly PolicyRule[]> = new Map([
   ['cluster-admin', [{ verbs: [ALL], apiGroups: [ALL], resources: [ALL] }, { verbs: [ALL], nonResourceURLs: [ALL] }]],
@@ -61,10 +70,7 @@ export const BOOTSTRAP_CLUSTER_ROLES: ReadonlyMap<string, readonly PolicyRule[]>
     { verbs: ['create'], apiGroups: ['authentication.orch.io'], resources: ['selfsubjectreviews'] },
   ]],
   // Delegated authentication and authorization (a node agent checking its callers): bound to no one by default.
-  ['system:auth-delegator', [
-    { verbs: ['create'], apiGroups: ['authentication.orch.io'], resources: ['tokenreviews'] },
-    { verbs: ['create'], apiGroups: ['authorization.orch.io'], resources: ['subjectaccessreviews'] },
-  ]],
+  ['system:auth-delegator', DELEGATED_REVIEWS],
   // What the API server's own client of node agents may do there (upstream's system:kubelet-api-admin,
   // with the agent's checkpoint, pods and configz subresources): the node proxy presents this identity.
   ['system:agent-api-admin', [
@@ -83,6 +89,7 @@ export const BOOTSTRAP_CLUSTER_ROLES: ReadonlyMap<string, readonly PolicyRule[]>
     { verbs: ['create'], apiGroups: [''], resources: ['pods/eviction'] },
     { verbs: ['create'], apiGroups: ['events.orch.io'], resources: ['events'] },
     { verbs: ['escalate'], apiGroups: [RBAC_GROUP], resources: ['clusterroles'] },
+    ...DELEGATED_REVIEWS,
   ]],
   // The scheduler (upstream system:kube-scheduler): reads pods, nodes and pod groups, binds pods,
   // writes pod and pod group status, and deletes the pods it preempts.
@@ -94,6 +101,7 @@ export const BOOTSTRAP_CLUSTER_ROLES: ReadonlyMap<string, readonly PolicyRule[]>
     { verbs: ['patch', 'update'], apiGroups: ['scheduling.orch.io'], resources: ['podgroups/status'] },
     { verbs: ['delete'], apiGroups: [''], resources: ['pods'] },
     { verbs: ['create'], apiGroups: ['events.orch.io'], resources: ['events'] },
+    ...DELEGATED_REVIEWS,
   ]],
   // Metrics and the debug pages: for monitoring agents, not for every user.
   ['system:monitoring', [get('/metrics', '/metrics/slis', '/livez', '/readyz', '/healthz', '/livez/*', '/readyz/*', '/healthz/*', '/statusz', '/flagz')]],

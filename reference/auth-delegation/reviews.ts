@@ -1,5 +1,6 @@
-// The agent's delegated checks, asked of the control plane through its own API client (its
-// kubeconfig credentials), as upstream's delegating authenticator and authorizer do: a TokenReview
+// A component's delegated checks (the node agent's, the controller manager's, the scheduler's), asked
+// of the control plane through the component's own API client (its kubeconfig credentials), as
+// upstream's delegating authenticator and authorizer do: a TokenReview
 // for a bearer token, a SubjectAccessReview for a request's attributes. Answers are cached (keyed by a
 // hash of the token, never the token itself; by the review's spec for access); failures to ask are
 // not cached, so the next request asks again.
@@ -9,19 +10,19 @@ import { TtlCache } from './ttl-cache.js';
 export const TOKEN_REVIEWS_PATH = '/apis/authentication.orch.io/v1/tokenreviews';
 export const SUBJECT_ACCESS_REVIEWS_PATH = '/apis/authorization.orch.io/v1/subjectaccessreviews';
 
-/** What the reviews need of an API client (the agent's ApiClient has it). */
+/** What the reviews need of an API client (the components' ApiClient has it). */
 export interface ReviewClient {
   create<T = any>(collectionPath: string, obj: unknown): Promise<T>;
 }
 
-export interface AgentUser {
+export interface DelegatedUser {
   readonly name: string;
   readonly uid?: string;
   readonly groups: readonly string[];
   readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
-export type TokenAnswer = { readonly user: AgentUser } | { readonly rejected: string };
+export type TokenAnswer = { readonly user: DelegatedUser } | { readonly rejected: string };
 
 /** TokenReview webhook: a token's user, or why it was rejected; throws when the control plane cannot be asked. */
 export class TokenReviewer {
@@ -51,12 +52,14 @@ export class TokenReviewer {
   }
 }
 
-/** The attributes upstream's agent authorizes a request with: resource `nodes`, the node's name, a subresource. */
-export interface NodeAttributes {
-  readonly user: AgentUser;
-  readonly verb: string;
-  readonly subresource: string;
-  readonly name: string;
+/**
+ * What a request is authorized as (a SubjectAccessReview's spec without the user): a resource (the
+ * agent's `nodes/<subresource>` of its node) or a non-resource path and verb (the companions').
+ */
+export interface AccessAttributes {
+  readonly user: DelegatedUser;
+  readonly resourceAttributes?: { readonly verb: string; readonly group?: string; readonly version?: string; readonly resource: string; readonly subresource?: string; readonly name?: string; readonly namespace?: string };
+  readonly nonResourceAttributes?: { readonly path: string; readonly verb: string };
 }
 
 export type AccessDecision = { readonly allowed: boolean; readonly reason?: string };
@@ -69,13 +72,14 @@ export class AccessReviewer {
     this.cache = new TtlCache<AccessDecision>(4096, now);
   }
 
-  async authorize(a: NodeAttributes): Promise<AccessDecision> {
+  async authorize(a: AccessAttributes): Promise<AccessDecision> {
     const spec = {
       user: a.user.name,
       ...(a.user.uid ? { uid: a.user.uid } : {}),
       groups: [...a.user.groups],
       ...(a.user.extra ? { extra: a.user.extra } : {}),
-      resourceAttributes: { verb: a.verb, version: 'v1', resource: 'nodes', subresource: a.subresource, name: a.name },
+      ...(a.resourceAttributes ? { resourceAttributes: a.resourceAttributes } : {}),
+      ...(a.nonResourceAttributes ? { nonResourceAttributes: a.nonResourceAttributes } : {}),
     };
     const key = JSON.stringify(spec);
     const hit = this.cache.get(key);

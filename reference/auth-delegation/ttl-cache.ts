@@ -1,4 +1,4 @@
-// A small expiring cache for the agent's review answers (upstream caches TokenReview and
+// A small expiring cache for delegated review answers (the agent's, the companions') (upstream caches TokenReview and
 // SubjectAccessReview answers in bounded LRU caches): entries live for the TTL they were stored
 // with, and the oldest entries go first once the cache is full, so a flood of distinct tokens cannot
 // grow it without bound.

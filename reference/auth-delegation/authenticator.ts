@@ -1,13 +1,14 @@
-// Who a request to the agent's HTTPS port comes from, as upstream's kubelet builds its authenticator
-// (DelegatingAuthenticatorConfig): a client certificate verified against the client CA (user = CN,
-// groups = O) or a bearer token checked with a TokenReview, whichever succeeds; every user they
+// Who a request to a component's HTTPS port comes from, as upstream's delegating authenticator
+// (DelegatingAuthenticatorConfig) decides it for the kubelet, the controller manager and the
+// scheduler: a client certificate verified against the client CA (user = CN, groups = O) or a bearer
+// token checked with a TokenReview, whichever succeeds; every user they
 // authenticate is also in `system:authenticated`. With anonymous authentication on, a request that
 // presents no credentials is `system:anonymous` in `system:unauthenticated`; credentials that were
 // presented and failed are a failure even then (upstream union.NewFailOnError).
 import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import type { AgentUser, TokenReviewer } from './reviews.js';
+import type { DelegatedUser, TokenReviewer } from './reviews.js';
 
 export const ANONYMOUS_USER = 'system:anonymous';
 export const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
@@ -16,7 +17,7 @@ export const AUTHENTICATED_GROUP = 'system:authenticated';
 const CLIENT_AUTH_EKU = '1.3.6.1.5.5.7.3.2';
 const ANY_EKU = '2.5.29.37.0';
 
-export type Authentication = { readonly user: AgentUser } | { readonly failed: string };
+export type Authentication = { readonly user: DelegatedUser } | { readonly failed: string };
 
 export interface AuthenticatorOptions {
   /** Client certificates are verified by the TLS server against the client CA; this only reads the verdict. */
@@ -43,7 +44,7 @@ export function bearerToken(header: string | undefined): string | undefined {
 const asList = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
 /** The user of a verified client certificate, an error for a presented certificate that is not good, undefined when none was presented. */
-function certificateUser(req: IncomingMessage): { user: AgentUser } | { error: string } | undefined {
+function certificateUser(req: IncomingMessage): { user: DelegatedUser } | { error: string } | undefined {
   const socket = req.socket as TLSSocket;
   if (typeof socket.getPeerCertificate !== 'function') return undefined;
   const cert = socket.getPeerCertificate();
@@ -59,12 +60,12 @@ function certificateUser(req: IncomingMessage): { user: AgentUser } | { error: s
   return { user: { name, groups: asList(cert.subject?.O) } };
 }
 
-export class AgentAuthenticator {
+export class DelegatingAuthenticator {
   constructor(private readonly o: AuthenticatorOptions) {}
 
   async authenticate(req: IncomingMessage): Promise<Authentication> {
     const errors: string[] = [];
-    const authenticated = (u: AgentUser): Authentication => ({ user: u.groups.includes(AUTHENTICATED_GROUP) ? u : { ...u, groups: [...u.groups, AUTHENTICATED_GROUP] } });
+    const authenticated = (u: DelegatedUser): Authentication => ({ user: u.groups.includes(AUTHENTICATED_GROUP) ? u : { ...u, groups: [...u.groups, AUTHENTICATED_GROUP] } });
     if (this.o.x509) {
       const c = certificateUser(req);
       if (c && 'user' in c) return authenticated(c.user);
