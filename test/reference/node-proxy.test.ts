@@ -260,9 +260,11 @@ t.test('the agent\'s certificate is verified only against a configured CA', asyn
   t.equal((await good.call('GET', '/api/v1/nodes/n1/proxy/stats/summary')).status, 200, 'signed by the configured CA');
   const other = await server(t, { auth: AUTH, agentCaPem: generateSelfSigned('127.0.0.1').caPem });
   await other.node('n1', at(agent.port));
-  const r = await other.call('GET', '/api/v1/nodes/n1/proxy/stats/summary');
+  const before = agent.seen.length;
+  const r = await other.call('GET', '/api/v1/nodes/n1/proxy/stats/summary?secret=1', { body: 'payload' });
   t.equal(r.status, 503, 'another CA: refused');
-  t.match(r.body.message, /error trying to reach the agent/);
+  t.match(r.body.message, /error trying to reach the agent.*(self-signed|certificate)/);
+  t.equal(agent.seen.length, before, 'a listener with a certificate of another CA receives no request: the TLS handshake failed first');
 });
 
 t.test('address types in the configured order; HostName counts as Hostname', async (t) => {
