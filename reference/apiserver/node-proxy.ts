@@ -116,7 +116,7 @@ export class NodeProxy {
    * a 400 BadRequest "address not allowed" Status, as upstream's, saying why.
    */
   private async checkedAddress(to: Target): Promise<string> {
-    const where = `${hostPort(to.host, to.port)}`;
+    const where = hostPort(to.host, to.port);
     let addresses: string[];
     try {
       addresses = await resolveHost(to.host, this.o.resolver ?? systemResolver);
