@@ -44,8 +44,15 @@ function time(d: Date): Buffer {
   return d.getUTCFullYear() < 2050 ? tlv(0x17, Buffer.from(`${iso.slice(2)}Z`)) : tlv(0x18, Buffer.from(`${iso}Z`));
 }
 
-/** A Name of one commonName, as UTF8String: Go refuses '@' (upstream's CNs have one) in a PrintableString. */
-const commonName = (cn: string) => seq(set(seq(oid('2.5.4.3'), tlv(0x0c, Buffer.from(cn, 'utf8')))));
+/** One attribute of a Name, as UTF8String: Go refuses '@' (upstream's CNs have one) in a PrintableString. */
+const attribute = (id: string, value: string) => set(seq(oid(id), tlv(0x0c, Buffer.from(value, 'utf8'))));
+
+/**
+ * A Name of organizations (O, a user's groups for client certificates) and a commonName, in the order
+ * Go's pkix.Name writes them (O before CN).
+ */
+const distinguishedName = (cn: string, organizations: readonly string[] = []) =>
+  seq(...organizations.map((o) => attribute('2.5.4.10', o)), attribute('2.5.4.3', cn));
 
 /** The 4 or 16 bytes of an IP address. */
 export function ipBytes(ip: string): Buffer {
@@ -118,6 +125,8 @@ export interface CertificateRequest {
   readonly ips?: readonly string[];
   /** A client certificate (extKeyUsage clientAuth, no names) instead of a serving one. */
   readonly client?: boolean;
+  /** Subject organizations (O): the groups of a client certificate's user. */
+  readonly organizations?: readonly string[];
 }
 
 /** A fresh P-256 key and a certificate for it: a CA when `issuer` is absent, else a serving certificate. */
@@ -125,7 +134,7 @@ export function issue(req: CertificateRequest): Issued {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const spki = publicKey.export({ type: 'spki', format: 'der' });
   const keyId = keyIdentifier(spki);
-  const subject = commonName(req.commonName);
+  const subject = distinguishedName(req.commonName, req.organizations);
   const ca = !req.issuer;
   const extensions = ca
     ? [

@@ -15,6 +15,7 @@ import { plantCorrupt } from './debug-plant.js';
 import type { HealthFaults } from './observability/health.js';
 import { checkPair, processSelfSigned } from './tls.js';
 import type { AuthOptions } from './apiserver/auth/filter.js';
+import type { AgentClientCert } from './apiserver/agent-client-cert.js';
 
 export interface ReferenceOptions {
   /** Default 127.0.0.1. */
@@ -88,6 +89,18 @@ export interface ReferenceOptions {
    */
   agentCaPem?: string;
   /**
+   * The client certificate the node proxy presents to agents (upstream --kubelet-client-certificate,
+   * --kubelet-client-key); default: one generated at start with its own CA, which RunningReference
+   * gives as `agentClientCaPem` for the agents' `authentication.x509.clientCAFile`.
+   */
+  agentClientCert?: AgentClientCert;
+  /**
+   * Let the node proxy reach agents at loopback (and unspecified) addresses (`serve
+   * --node-proxy-allow-loopback`): single-machine set-ups whose agents listen on 127.0.0.1. Default
+   * off: loopback and link-local node addresses are refused, and this server's own address always.
+   */
+  nodeProxyAllowLoopback?: boolean;
+  /**
    * tolerationSeconds of the `node.orch.io/not-ready:NoExecute` toleration the DefaultTolerationSeconds
    * admission adds to pods without one (`serve --default-not-ready-toleration-seconds`, default 300).
    */
@@ -119,6 +132,8 @@ export interface RunningReference {
   url: string;
   /** With `tls`: the CA PEM clients should trust, when known. */
   caPem?: string;
+  /** The CA of the node proxy's client certificate, for agents' `authentication.x509.clientCAFile`, when known. */
+  agentClientCaPem?: string;
   /** The controller manager's and the scheduler's endpoints (HTTPS, spec 002), when they run. */
   components: { controllerManager?: ComponentUrl; scheduler?: ComponentUrl };
   /** Ends open watches and connections; resolves once the server has stopped. */
@@ -154,7 +169,7 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Runni
     const cmToken = opts.controllerManager === false ? undefined : companionToken(CONTROLLER_MANAGER_GROUP);
     const schedToken = opts.scheduler === false ? undefined : companionToken(SCHEDULER_GROUP);
     const systemTokens = [cmToken, schedToken].filter((t) => t !== undefined);
-    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, admission: REFERENCE_ADMISSION, admissionSettings: { defaultNotReadyTolerationSeconds: opts.defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds: opts.defaultUnreachableTolerationSeconds }, host: opts.host, port: opts.port, featureGates, identity, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, tls, auth: opts.auth, systemTokens, agentProxy: { preferredAddressTypes: opts.agentPreferredAddressTypes, caPem: opts.agentCaPem } });
+    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, admission: REFERENCE_ADMISSION, admissionSettings: { defaultNotReadyTolerationSeconds: opts.defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds: opts.defaultUnreachableTolerationSeconds }, host: opts.host, port: opts.port, featureGates, identity, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, tls, auth: opts.auth, systemTokens, agentProxy: { preferredAddressTypes: opts.agentPreferredAddressTypes, caPem: opts.agentCaPem, clientCert: opts.agentClientCert, allowLoopback: opts.nodeProxyAllowLoopback } });
     const companions: Array<{ close(): Promise<void> }> = [];
     const closeAll = async () => {
       await Promise.all(companions.map((c) => c.close()));
@@ -183,7 +198,7 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Runni
       await closeAll();
       throw err;
     }
-    return { url: api.url, caPem: tls?.caPem, components, close: closeAll };
+    return { url: api.url, caPem: tls?.caPem, agentClientCaPem: api.agentClientCaPem, components, close: closeAll };
   } catch (err) {
     await storage.close();
     throw err;

@@ -4,7 +4,7 @@
 // gates and facts hold, so every case runs (none is skipped for something the reference could
 // simply have been configured to do).
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -12,6 +12,8 @@ import { AGENT_KINDS, type Case } from '../suites/case.js';
 import { startReference, type ReferenceOptions, type RunningReference } from '../reference/server.js';
 import { defaultGates } from './gates.js';
 import { FeatureGates, GATES_1_37 } from '../reference/features.js';
+import { generateSelfSigned, type SelfSigned } from '../reference/tls.js';
+import { AGENT_CERT_FILES } from '../reference/agent/serving-cert.js';
 import { runGroups, newRunId, type NodeTargets, type RunOptions, type TargetGroup } from './run.js';
 import { loadMockCri, referenceAgentCommand } from './agent-exec.js';
 import type { FactName, TargetFacts } from './facts.js';
@@ -62,7 +64,27 @@ export const EMBEDDED_FACTS = {
 
 export interface EmbeddedTarget {
   group: Omit<TargetGroup, 'cases'>;
+  /** What a node agent of this target needs for the reference's node proxy to reach it. */
+  agentTls: EmbeddedAgentTls;
   close(): Promise<void>;
+}
+
+/**
+ * The certificates between the reference's node proxy and the agents of an embedded run, wired both
+ * ways as an operator would: the agents serve with `serving` (the reference verifies it with the CA,
+ * upstream's --kubelet-certificate-authority) and accept the reference's client certificate with
+ * `clientCaPem` (their `authentication.x509.clientCAFile`).
+ */
+export interface EmbeddedAgentTls {
+  readonly serving: SelfSigned;
+  readonly clientCaPem?: string;
+}
+
+let agentServing: SelfSigned | undefined;
+
+/** One serving pair for every embedded agent of the process (they all listen on 127.0.0.1). */
+function embeddedAgentServing(): SelfSigned {
+  return (agentServing ??= generateSelfSigned('127.0.0.1'));
 }
 
 /**
@@ -85,7 +107,9 @@ export async function startEmbeddedTarget(
 ): Promise<EmbeddedTarget> {
   const needs = new Set(profile.facts);
   // HTTPS, as every component serves (spec 002 §1), with a certificate the run trusts.
-  const ref: ReferenceOptions = { host: '127.0.0.1', port: 0, featureGates: profile.overrides, tls: 'self-signed', ...opts.storage };
+  // Its agents listen on 127.0.0.1: the node proxy may reach loopback addresses (never its own).
+  const serving = embeddedAgentServing();
+  const ref: ReferenceOptions = { host: '127.0.0.1', port: 0, featureGates: profile.overrides, tls: 'self-signed', agentCaPem: serving.caPem, nodeProxyAllowLoopback: true, ...opts.storage };
   const facts: { -readonly [K in keyof TargetFacts]: TargetFacts[K] } = {};
   if (needs.has('continueTtl')) facts.continueTtlSeconds = ref.continueTtlSeconds = EMBEDDED_FACTS.continueTtlSeconds;
   if (needs.has('compaction')) facts.compactionIntervalSeconds = ref.compactionIntervalSeconds = EMBEDDED_FACTS.compactionIntervalSeconds;
@@ -125,6 +149,7 @@ export async function startEmbeddedTarget(
   return {
     // The run knows the gates it started the reference with: it need not read them back.
     group: { conn, components, gates: { ...defaultGates(), ...profile.overrides }, statedGates: Object.keys(profile.overrides), facts },
+    agentTls: { serving, clientCaPem: running.agentClientCaPem },
     close: () => running.close(),
   };
 }
@@ -162,7 +187,7 @@ export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId:
       targets.push(target);
       let node: NodeTargets | undefined;
       if (withNode) {
-        const started = await startEmbeddedNode(target.group, opts.runId);
+        const started = await startEmbeddedNode(target.group, opts.runId, target.agentTls);
         targets.push(started);
         node = started.node;
       }
@@ -180,11 +205,13 @@ export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId:
 /**
  * The node side of an embedded run: a mock CRI runtime (with its control socket) and the reference
  * agent on it, registered with the group's reference as node `oc-<runId>-node`; agent-exec cases
- * start the reference agent through this package's own CLI.
+ * start the reference agent through this package's own CLI. With `agentTls` (the target's), the agent
+ * serves with the certificate the reference verifies and accepts the reference's client certificate.
  */
-export async function startEmbeddedNode(group: Omit<TargetGroup, 'cases'>, runId: string): Promise<{ node: NodeTargets; close(): Promise<void> }> {
-  const [{ startMockCri }, { startAgent }] = await Promise.all([loadMockCri(), import('../reference/agent/agent.js')]);
+export async function startEmbeddedNode(group: Omit<TargetGroup, 'cases'>, runId: string, agentTls?: EmbeddedAgentTls): Promise<{ node: NodeTargets; close(): Promise<void> }> {
+  const [{ startMockCri }, { startAgent }, { DEFAULT_AUTH_SETTINGS }] = await Promise.all([loadMockCri(), import('../reference/agent/agent.js'), import('../reference/agent/auth/settings.js')]);
   const dir = await mkdtemp(join(tmpdir(), 'oc-node-'));
+  const tlsFiles = agentTls ? await writeAgentTls(dir, agentTls) : undefined;
   const cri = await startMockCri({ socket: join(dir, 'cri', 'cri.sock'), control: join(dir, 'cri', 'control.sock'), root: join(dir, 'cri-state'), seccompDir: join(dir, 'root', 'seccomp') });
   let agent;
   try {
@@ -198,7 +225,8 @@ export async function startEmbeddedNode(group: Omit<TargetGroup, 'cases'>, runId
       // Where it serves: the API server's node proxy reaches it there.
       nodeIP: '127.0.0.1',
       rootDir: join(dir, 'root'),
-      serve: { address: '127.0.0.1', port: 0 },
+      serve: { address: '127.0.0.1', port: 0, certDir: tlsFiles?.certDir },
+      ...(tlsFiles?.clientCaFile ? { auth: { ...DEFAULT_AUTH_SETTINGS, clientCaFile: tlsFiles.clientCaFile } } : {}),
       log: () => undefined,
     });
   } catch (err) {
@@ -206,7 +234,7 @@ export async function startEmbeddedNode(group: Omit<TargetGroup, 'cases'>, runId
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
-  const caPem = agent.caFile ? readFileSync(agent.caFile, 'utf8') : undefined;
+  const caPem = agentTls?.serving.caPem ?? (agent.caFile ? readFileSync(agent.caFile, 'utf8') : undefined);
   return {
     node: {
       agent: { conn: { baseUrl: agent.url!, caPem, token: group.conn.token }, nodeName: agent.nodeName },
@@ -222,6 +250,22 @@ export async function startEmbeddedNode(group: Omit<TargetGroup, 'cases'>, runId
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Writes the agent's side of `tls` under `dir`: a cert-dir the agent reuses (agent.crt, agent.key,
+ * agent-ca.crt; owner-only, as the agent keeps its own) and the client CA file, when known.
+ */
+export async function writeAgentTls(dir: string, tls: EmbeddedAgentTls): Promise<{ certDir: string; clientCaFile?: string }> {
+  const certDir = join(dir, 'agent-pki');
+  await mkdir(certDir, { recursive: true, mode: 0o700 });
+  await writeFile(join(certDir, AGENT_CERT_FILES.key), tls.serving.keyPem, { mode: 0o600 });
+  await writeFile(join(certDir, AGENT_CERT_FILES.cert), tls.serving.certPem, { mode: 0o644 });
+  await writeFile(join(certDir, AGENT_CERT_FILES.ca), tls.serving.caPem, { mode: 0o644 });
+  if (!tls.clientCaPem) return { certDir };
+  const clientCaFile = join(dir, 'agent-client-ca.crt');
+  await writeFile(clientCaFile, tls.clientCaPem, { mode: 0o644 });
+  return { certDir, clientCaFile };
 }
 
 async function fetchDelete(conn: TargetGroup['conn'], path: string): Promise<void> {

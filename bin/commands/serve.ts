@@ -4,6 +4,7 @@ import { parseDurationMs } from '../../reference/duration.js';
 import { FeatureGates, FeatureGateError } from '../../reference/features.js';
 import { apiServerHealthChecks } from '../../reference/apiserver/debug-endpoints.js';
 import { serveTls, TlsConfigError } from '../../reference/tls.js';
+import { agentClientFromFlags } from './agent-client-flags.js';
 import { authFromFlags, AuthFlagError } from '../../reference/apiserver/auth/serve-flags.js';
 import { UsageError } from '../../runner/errors.js';
 import { EXIT } from './exit-codes.js';
@@ -86,6 +87,15 @@ export async function cmdServe(argv: any, flags: Record<string, string>): Promis
   }
   // Whichever way the process ends (signal, refused start, internal error), the key goes with it.
   if (tls.cleanup) process.once('exit', tls.cleanup);
+  // The node proxy's client certificate and the agents' CA (after the serving pair: it may go next to it).
+  let agentClient;
+  try {
+    agentClient = agentClientFromFlags(argv, tls.tempDir);
+  } catch (err) {
+    if (err instanceof TlsConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  if (agentClient.cleanup) process.once('exit', agentClient.cleanup);
   // The companions: upstream's ports by default, free ones when the API port is picked freely (so
   // several serve processes can run side by side, as tests do).
   const companionPort = (v: unknown, flag: string, upstream: number) => (v === undefined ? (port === 0 ? 0 : upstream) : portOf(v, flag));
@@ -94,12 +104,14 @@ export async function cmdServe(argv: any, flags: Record<string, string>): Promis
   const scheduler = argv.scheduler === false ? false as const : { port: companionPort(argv.schedulerPort, '--scheduler-port', 10259) };
   let ref;
   try {
-    ref = await startReference({ ...storage, host: argv.host, port, featureGates, flags, continueTtlSeconds: continueTtl, compactionIntervalSeconds: compactionInterval, healthFaults, bookmarkIntervalSeconds: bookmarkInterval, debugPlantCorrupt: argv.debugPlantCorrupt, tls: tls.cert, auth, controllerManager, scheduler, defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds });
+    ref = await startReference({ ...storage, host: argv.host, port, featureGates, flags, continueTtlSeconds: continueTtl, compactionIntervalSeconds: compactionInterval, healthFaults, bookmarkIntervalSeconds: bookmarkInterval, debugPlantCorrupt: argv.debugPlantCorrupt, tls: tls.cert, auth, controllerManager, scheduler, defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds, agentClientCert: agentClient.cert, agentCaPem: agentClient.agentCaPem, nodeProxyAllowLoopback: argv.nodeProxyAllowLoopback === true });
   } catch (err) {
     throw new UsageError(`cannot start the reference on ${argv.host}:${port}: ${startFailure(err as NodeJS.ErrnoException)}`);
   }
   // The CA first: "api:" is the line callers wait for, and everything is known once it is out.
   if (tls.caFile) process.stdout.write(`ca: ${tls.caFile}\n`);
+  // For agents' --client-ca-file (authentication.x509.clientCAFile): they accept the node proxy with it.
+  if (agentClient.caFile) process.stdout.write(`agent-client-ca: ${agentClient.caFile}\n`);
   // The companions first: "api:" stays the last line, the one callers wait for.
   if (ref.components.controllerManager) process.stdout.write(`controller-manager: ${ref.components.controllerManager.url}\n`);
   if (ref.components.scheduler) process.stdout.write(`scheduler: ${ref.components.scheduler.url}\n`);

@@ -3,7 +3,6 @@
 // controller manager beside it: the namespace controller, the garbage collector and the other
 // controllers are API clients, never part of the server); tests use it directly with their own
 // strategies.
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -17,7 +16,9 @@ import { RbacAuthorizer, type Authorizer } from './auth/authorizer.js';
 import { rbacEscalationCheck } from './auth/escalation.js';
 import { Reviews } from './auth/reviews.js';
 import type { StaticToken } from './auth/token-file.js';
-import { NodeProxy } from './node-proxy.js';
+import { NodeProxy, type ProxyConnect } from './node-proxy.js';
+import type { Resolver } from './proxy-target.js';
+import { generateAgentClientCert, type AgentClientCert } from './agent-client-cert.js';
 import { Registry } from './registry.js';
 import { admissionChain, type Admission } from './store.js';
 import type { ResourceStrategy } from './strategy.js';
@@ -74,8 +75,18 @@ export interface ApiServerOptions {
   readonly agentProxy?: {
     /** Default DEFAULT_AGENT_PREFERRED_ADDRESS_TYPES. */
     readonly preferredAddressTypes?: readonly string[];
-    /** CA of the agents' serving certificates; without it they are not verified. */
+    /** CA of the agents' serving certificates; without it they are not verified (said once at start). */
     readonly caPem?: string;
+    /**
+     * The client certificate presented to agents (upstream --kubelet-client-certificate and
+     * --kubelet-client-key); default: one generated at start with a CA of its own (`agentClientCaPem`).
+     */
+    readonly clientCert?: AgentClientCert;
+    /** Reach agents at loopback addresses (single-machine set-ups; `serve --node-proxy-allow-loopback`). */
+    readonly allowLoopback?: boolean;
+    /** Test hooks: host name resolution and the connections the proxy opens. */
+    readonly resolver?: Resolver;
+    readonly connect?: ProxyConnect;
     /** Connect and response-header timeout, ms (default 30 s). */
     readonly timeoutMs?: number;
   };
@@ -106,6 +117,8 @@ export interface RunningApiServer {
   readonly handler: ApiHandler;
   /** /metrics and the request metrics. */
   readonly metrics: ApiServerMetrics;
+  /** The CA of the agent-client certificate, for agents' `authentication.x509.clientCAFile`, when known. */
+  readonly agentClientCaPem?: string;
   close(): Promise<void>;
 }
 
@@ -147,10 +160,12 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     metrics: { handle: (req, res) => metrics.component.serve(req, res) },
     state: { storage: opts.storage, registered: () => registered, controllersStarted: () => controllersStarted, shuttingDown: () => shuttingDown },
   });
-  // The node proxy's identity towards agents, limited to node agent APIs (see serverAuth). No other
-  // client of this server runs in its process over HTTP, so there is no loopback superuser token.
-  const agentClientToken = randomBytes(32).toString('base64url');
-  const auth = serverAuth(opts.auth, registry, agentClientToken, opts.systemTokens);
+  // The node proxy's identity towards agents: a client certificate, limited to node agent APIs
+  // (bootstrap role system:agent-api-admin). No other client of this server runs in its process over
+  // HTTP, so there is no loopback superuser token either.
+  const { clientCert: givenClientCert, ...proxyOptions } = opts.agentProxy ?? {};
+  const agentClientCert = givenClientCert ?? generateAgentClientCert();
+  const auth = serverAuth(opts.auth, registry, opts.systemTokens);
   authorizer = auth.authorizer;
   const reviews = new Reviews({
     authenticateToken: (t) => auth.authenticator.authenticateToken(t), authorizer: auth.authorizer,
@@ -159,7 +174,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const handler = new ApiHandler({
     registry, minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds, continueTtlSeconds: opts.continueTtlSeconds, sharedStorage: opts.storage.shared, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, log, endpoints,
     reviews: { answer: (s, obj, req) => reviews.answer(s, obj, requestUser(req)) },
-    nodeProxy: new NodeProxy({ registry, clientToken: agentClientToken, ...opts.agentProxy }),
+    nodeProxy: new NodeProxy({ registry, clientCert: agentClientCert, ...proxyOptions, self: () => (server.address() as AddressInfo | null) ?? undefined }),
   });
   const serve = metrics.instrument(opts.auth ? withAuth(auth, handler.handle, log) : handler.handle);
   // https.Server is an http.Server on TLS sockets: watches, keep-alive and close() work alike.
@@ -188,6 +203,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   }
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  // Once, at start, as upstream's API server warns without --kubelet-certificate-authority.
+  if (proxyOptions.caPem === undefined) log('node proxy: agents\' serving certificates are not verified (no agent CA given: serve --agent-certificate-authority)');
 
   let closing: Promise<void> | undefined;
   return {
@@ -195,6 +212,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     registry,
     handler,
     metrics,
+    agentClientCaPem: agentClientCert.caPem,
     close: () =>
       (closing ??= (async () => {
         shuttingDown = true;

@@ -1,16 +1,19 @@
 // The node proxy subresource (upstream pkg/registry/core/node/rest ProxyREST, spec 002 §4):
 // `/api/v1/nodes/{name}/proxy[/{path}]` forwards the request to the node agent's HTTPS port at the
 // Node's preferred address, as the server itself: the client's credentials stay here and the agent
-// sees the server's agent-client token (limited to node agent APIs, never a superuser's).
-// Authorization (verb from the method on `nodes/proxy`) happened ahead of
-// routing, in the auth filter.
+// sees the server's agent-client CERTIFICATE (agent-client-cert.ts), never a bearer credential: a
+// Node's address is whatever its writer put there, and a listener there could replay a token, not a
+// certificate. Targets are checked first (proxy-target.ts): loopback and unspecified addresses only
+// with the operator's opt-in, link-local and non-unicast ones never, this server's own address never.
+// Authorization (verb from the method on `nodes/proxy`) happened ahead of routing, in the auth filter.
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
+import { connect as netConnect, isIP, type AddressInfo, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { badRequest, pathNotFound, serviceUnavailable } from './errors.js';
 import type { Registry } from './registry.js';
 import type { ApiObject } from './strategy.js';
+import { addressKind, describeKind, isLocalAddress, LOOPBACK_KINDS, resolveHost, systemResolver, type Resolver } from './proxy-target.js';
 
 /**
  * Address types tried in order (upstream --kubelet-preferred-address-types). Upstream's default
@@ -26,14 +29,49 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 /** Hop-by-hop headers (RFC 9110 §7.6.1), never forwarded either way. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-connection']);
 
+/** What the proxy connects to: always an IP address (already checked), TLS options for HTTPS. */
+export interface ProxyConnection {
+  readonly address: string;
+  readonly port: number;
+  readonly tls?: {
+    /** The Node's host name when it gave one (SNI and the certificate check), else absent. */
+    readonly servername?: string;
+    readonly ca?: string;
+    readonly rejectUnauthorized: boolean;
+    /** The agent-client certificate: on the agent's own port only. */
+    readonly cert?: string;
+    readonly key?: string;
+  };
+}
+
+/** Opens the connection for one proxied request; tests observe every attempt through it. */
+export type ProxyConnect = (to: ProxyConnection) => Socket;
+
+export const defaultConnect: ProxyConnect = (to) => {
+  if (!to.tls) return netConnect({ host: to.address, port: to.port });
+  const { servername, ...tls } = to.tls;
+  // checkServerIdentity checks `servername` when given, else `host` (the IP address).
+  return tlsConnect({ host: to.address, port: to.port, ...tls, ...(servername ? { servername } : {}) });
+};
+
 export interface NodeProxyOptions {
   readonly registry: Registry;
-  /** Presented to agents as `Authorization: Bearer`: the server's agent-client identity, which may act on
-   *  node agents only (never a superuser's token: a Node's address is whatever its writer put there). */
-  readonly clientToken: string;
+  /** Presented to agents on their own port as the TLS client certificate: the server's agent-client identity. */
+  readonly clientCert: { readonly certPem: string; readonly keyPem: string };
   readonly preferredAddressTypes?: readonly string[];
   /** Verify agents' serving certificates against this CA; without it they are not verified (upstream without --kubelet-certificate-authority). */
   readonly caPem?: string;
+  /**
+   * Reach loopback and unspecified node addresses (`serve --node-proxy-allow-loopback`): single-machine
+   * set-ups whose agents listen on 127.0.0.1. Link-local addresses and this server's own stay refused.
+   */
+  readonly allowLoopback?: boolean;
+  /** Where this server listens, once it does: its own address and port are never a target. */
+  readonly self?: () => AddressInfo | undefined;
+  /** Host names to addresses (default the system's resolver). */
+  readonly resolver?: Resolver;
+  /** Opens connections (default TCP or TLS to the checked address). */
+  readonly connect?: ProxyConnect;
   /** Connect and response-header timeout, ms (default 30 s). */
   readonly timeoutMs?: number;
 }
@@ -68,7 +106,39 @@ export class NodeProxy {
     }
     const target = await this.locate(id);
     const path = agentPath(m[2] ?? '');
-    return this.forward(req, res, target, `${path}${qi < 0 ? '' : raw.slice(qi)}`);
+    const address = await this.checkedAddress(target);
+    return this.forward(req, res, target, address, `${path}${qi < 0 ? '' : raw.slice(qi)}`);
+  }
+
+  /**
+   * The address to connect to for `to`: its host, or the first address its name resolves to, once
+   * every one of them is allowed (upstream IsProxyableHostname checks them all). Refused targets are
+   * a 400 BadRequest "address not allowed" Status, as upstream's, saying why.
+   */
+  private async checkedAddress(to: Target): Promise<string> {
+    const where = hostPort(to.host, to.port);
+    let addresses: string[];
+    try {
+      addresses = await resolveHost(to.host, this.o.resolver ?? systemResolver);
+    } catch (err) {
+      throw serviceUnavailable(`error trying to reach the agent at ${where}: ${(err as Error).message}`);
+    }
+    const self = this.o.self?.();
+    for (const address of addresses) {
+      const named = address === to.host.replace(/^\[(.*)\]$/, '$1') ? address : `${to.host} (which resolves to ${address})`;
+      if (!isIP(address)) throw badRequest(`address not allowed: ${named} is not an IP address`);
+      const kind = addressKind(address);
+      if (kind && !(this.o.allowLoopback && LOOPBACK_KINDS.has(kind))) {
+        const how = LOOPBACK_KINDS.has(kind) ? 'unless the server is started with --node-proxy-allow-loopback' : 'ever';
+        throw badRequest(`address not allowed: the node proxy does not connect to ${named}, ${describeKind(kind)}, ${how}`);
+      }
+      // Any address of this machine at the server's own port may be the server: a request through
+      // the proxy to it would proxy again, and again.
+      if (self && to.port === self.port && isLocalAddress(address)) {
+        throw badRequest(`address not allowed: ${to.host === address ? hostPort(address, to.port) : `${named} at port ${to.port}`} is this API server's own address; the node proxy never proxies to itself`);
+      }
+    }
+    return addresses[0]!;
   }
 
   /** Where the node's agent listens (upstream node.ResourceLocation and NodeConnectionInfoGetter). */
@@ -101,21 +171,33 @@ export class NodeProxy {
     throw serviceUnavailable(`no preferred addresses found; known addresses: [${known}]`);
   }
 
-  private forward(req: IncomingMessage, res: ServerResponse, to: Target, path: string): Promise<void> {
-    const where = `${isIP(to.host) === 6 ? `[${to.host}]` : to.host}:${to.port}`;
+  private forward(req: IncomingMessage, res: ServerResponse, to: Target, address: string, path: string): Promise<void> {
+    const where = hostPort(to.host, to.port);
     const headers = forwardedHeaders(req.headers);
     headers['host'] = where;
-    if (to.asServer) headers['authorization'] = `Bearer ${this.o.clientToken}`;
-    const https = to.scheme === 'https';
+    const bareHost = to.host.replace(/^\[(.*)\]$/, '$1');
+    const connection: ProxyConnection = {
+      address, port: to.port,
+      ...(to.scheme === 'https' ? {
+        tls: {
+          ...(isIP(bareHost) ? {} : { servername: bareHost }),
+          rejectUnauthorized: this.o.caPem !== undefined, ca: this.o.caPem,
+          // The server's identity goes to the agent's own port only, as a certificate: nothing a
+          // listener there receives can be replayed.
+          ...(to.asServer ? { cert: this.o.clientCert.certPem, key: this.o.clientCert.keyPem } : {}),
+        },
+      } : {}),
+    };
+    const connect = this.o.connect ?? defaultConnect;
     const opts = {
-      host: to.host, port: to.port, method: req.method, path, headers,
-      ...(https ? { rejectUnauthorized: this.o.caPem !== undefined, ca: this.o.caPem } : {}),
-      // One connection per request: nothing of one client's exchange lingers for the next.
-      agent: false as const,
+      method: req.method, path, headers,
+      // One connection per request, to the checked address (no second lookup, no pool): nothing of
+      // one client's exchange lingers for the next.
+      createConnection: () => connect(connection),
     };
     return new Promise<void>((resolve, reject) => {
       let answered = false;
-      const out = (https ? httpsRequest : httpRequest)(opts);
+      const out = httpRequest(opts);
       const timer = setTimeout(() => out.destroy(new Error(`no response within ${Math.round(this.timeout / 1000)} s`)), this.timeout);
       out.on('response', (back) => {
         clearTimeout(timer);
@@ -152,8 +234,13 @@ interface Target {
   readonly scheme: string;
   readonly host: string;
   readonly port: number;
-  /** The agent's own port: the server presents its agent-client identity there. */
+  /** The agent's own port: the server presents its agent-client certificate there. */
   readonly asServer: boolean;
+}
+
+/** `host:port`, IPv6 addresses in brackets. */
+function hostPort(host: string, port: number): string {
+  return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
 }
 
 /**

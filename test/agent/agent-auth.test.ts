@@ -3,7 +3,7 @@
 // SubjectAccessReview. Tokens, client certificates, anonymous requests, the review caches and their
 // TTLs, the attributes asked about, the answers (401, 403, 500), health left open, standalone mode
 // failing closed, and the settings from configuration and flags.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
@@ -16,6 +16,7 @@ import { subresourcesOf, verbOf } from '../../reference/agent/auth/request-attri
 import { bearerToken } from '../../reference/auth-delegation/authenticator.js';
 import { FeatureGates } from '../../reference/features.js';
 import { generateSelfSigned } from '../../reference/tls.js';
+import { generateAgentClientCert } from '../../reference/apiserver/agent-client-cert.js';
 import { startMockCri } from '../../mocks/cri/server.js';
 import { BIN } from '../helpers/serve.js';
 import { httpsRequest, makeClientPki, startFakeReviews, type FakeReviews } from './auth-fixtures.js';
@@ -188,6 +189,28 @@ t.test('client certificates verified against the client CA: user = CN, groups = 
   t.equal((await withCert(pki.stranger, { authorization: 'Bearer good' })).status, 200, 'a good token still authenticates beside a bad certificate (upstream union)');
   t.equal((await get(s, '/configz', { authorization: 'Bearer good' })).status, 200, 'no certificate: the token');
   t.equal((await get(s, '/healthz')).status, 200, 'no certificate needed for health (requested, not required)');
+});
+
+t.test('the API server\'s agent-client certificate: its user and group, authorized like any user', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-auth-apiserver-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const client = generateAgentClientCert();
+  writeFileSync(join(dir, 'agent-client-ca.crt'), client.caPem);
+  const api = await startFakeReviews();
+  t.teardown(() => api.close());
+  api.decide = (spec) => spec.user === 'orch-apiserver-agent-client' && spec.resourceAttributes.subresource === 'proxy';
+  const s = await serve(t, settings({ clientCaFile: join(dir, 'agent-client-ca.crt') }), api);
+  const r = await httpsRequest(`${s.url}/pods`, { ca: cert.caPem, cert: client.certPem, key: client.keyPem });
+  t.equal(r.status, 200, 'authenticated by the certificate, authorized by a SubjectAccessReview');
+  t.same([api.accessReviews.at(-1).spec.user, api.accessReviews.at(-1).spec.groups], ['orch-apiserver-agent-client', ['system:agent-api-clients', 'system:authenticated']]);
+  t.equal(api.tokenReviews.length, 0, 'no token involved');
+  // A fresh agent (nothing cached) whose reviews deny that user.
+  const strict = await startFakeReviews();
+  t.teardown(() => strict.close());
+  strict.decide = (spec) => spec.user !== 'orch-apiserver-agent-client';
+  const s2 = await serve(t, settings({ clientCaFile: join(dir, 'agent-client-ca.crt') }), strict);
+  const denied = await httpsRequest(`${s2.url}/pods`, { ca: cert.caPem, cert: client.certPem, key: client.keyPem });
+  t.equal(denied.status, 403, 'denied when the review says no, as any user');
 });
 
 t.test('standalone: the webhooks cannot be asked, so the agent fails closed and says so once', async (t) => {

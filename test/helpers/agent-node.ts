@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedTarget, type EmbeddedTarget } from '../../runner/embedded.js';
+import { startEmbeddedTarget, writeAgentTls, type EmbeddedTarget } from '../../runner/embedded.js';
 import { referenceAgentCommand } from '../../runner/agent-exec.js';
 import type { NodeTargets } from '../../runner/run.js';
 import { startMockCri, type MockCri } from '../../mocks/cri/server.js';
@@ -51,6 +51,10 @@ export async function startProofNode(runId: string, breakage: AgentBreakage = {}
 
     let apiUrl = target.group.conn.baseUrl;
     const args = ['--root-dir', join(dir, 'root'), '--container-runtime-endpoint', cri.criUrl, '--hostname-override', `oc-${runId}-node`, '--address', '127.0.0.1', '--port', '0', '--node-ip', '127.0.0.1'];
+    // The serving certificate the reference's node proxy verifies, and the CA of the client
+    // certificate it presents: the node proxy case reaches the agent through the API server.
+    const tls = await writeAgentTls(dir, target.agentTls);
+    args.push('--cert-dir', tls.certDir, ...(tls.clientCaFile ? ['--client-ca-file', tls.clientCaFile] : []));
     if (target.group.conn.token) {
       // A file rather than --token: the token stays out of ps.
       const tokenFile = join(dir, 'api-token');
@@ -84,8 +88,9 @@ export async function startProofNode(runId: string, breakage: AgentBreakage = {}
       await new Promise((r) => setTimeout(r, 50));
     }
     const agentUrl = /^agent: (\S+)$/m.exec(out)![1]!;
+    // The agent prints a CA only when it generated its pair (a broken one ignoring --cert-dir).
     const caFile = /^ca: (\S+)$/m.exec(out)?.[1];
-    const agentCa = caFile ? await readFile(caFile, 'utf8') : undefined;
+    const agentCa = caFile ? await readFile(caFile, 'utf8') : target.agentTls.serving.caPem;
     let url = agentUrl;
     if (breakage.endpoints) {
       const proxy = await startBrokenTarget(agentUrl, breakage.endpoints, { caPem: agentCa });

@@ -11,6 +11,8 @@ export interface StartedServe {
   url: string;
   /** From the `ca:` line, printed before `api:` when serve knows a CA file (by default: one it generated). */
   ca?: string;
+  /** From the `agent-client-ca:` line: the CA of the node proxy's client certificate, for agent --client-ca-file. */
+  agentClientCa?: string;
   /** The companions' URLs from the `controller-manager:` and `scheduler:` lines, by name. */
   components?: Record<string, string>;
 }
@@ -26,7 +28,7 @@ export async function startServe(t: { teardown(fn: () => void): void }, args: re
       const url = /^api: (\S+)$/m.exec(out)?.[1];
       if (url) {
         const components = Object.fromEntries([...out.matchAll(/^(controller-manager|scheduler): (\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
-        resolve({ proc, url, ca: /^ca: (\S+)$/m.exec(out)?.[1], components });
+        resolve({ proc, url, ca: /^ca: (\S+)$/m.exec(out)?.[1], agentClientCa: /^agent-client-ca: (\S+)$/m.exec(out)?.[1], components });
       }
     });
     proc.on('exit', () => reject(new Error(`serve exited: ${out}`)));

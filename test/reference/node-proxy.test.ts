@@ -1,12 +1,17 @@
 // The node proxy of the reference API server (reference/apiserver/node-proxy.ts, spec 002 §4):
 // `/api/v1/nodes/{name}/proxy/...` forwarded to a small HTTPS server standing in for an agent,
-// registered as a Node. Requests and answers pass through; the server presents its agent-client token,
-// never the client's; unknown nodes, missing addresses, unreachable or silent agents and `..` get
-// Status answers, quickly; RBAC on nodes/proxy; the agent's certificate checked only with a CA.
+// registered as a Node. Requests and answers pass through; the server presents its agent-client
+// certificate and no bearer credential, never the client's; unknown nodes, missing addresses,
+// unreachable or silent agents and `..` get Status answers, quickly; RBAC on nodes/proxy; the agent's
+// certificate checked only with a CA. The stand-ins listen on 127.0.0.1, so these servers opt in to
+// loopback node addresses (node-proxy-targets.test.ts: what is refused without it).
 import t from 'tap';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createHttpServer, request, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import { DEFAULT_AUTH_SETTINGS } from '../../reference/agent/auth/settings.js';
 import { startReference, type ReferenceOptions } from '../../reference/server.js';
 import { startApiServer } from '../../reference/apiserver/apiserver.js';
 import { REFERENCE_RESOURCES } from '../../reference/resources/index.js';
@@ -18,16 +23,18 @@ import { startAgent } from '../../reference/agent/agent.js';
 import { cmdAgent } from '../../bin/commands/agent.js';
 import fc from 'fast-check';
 import { propertyRuns } from '../helpers/property.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ADMIN = 'admin-token';
 const BOB = 'bob-token';
 const AUTH: ReferenceOptions['auth'] = { tokens: [{ token: ADMIN, user: 'admin', groups: ['system:masters'] }, { token: BOB, user: 'bob' }], authorizationMode: 'RBAC' };
+/** The stand-ins listen on loopback. */
+const LOCAL = { nodeProxyAllowLoopback: true } as const;
 const G = 'rbac.authorization.orch.io';
 
-interface Seen { method: string; url: string; headers: IncomingMessage['headers']; body: string }
+interface Seen { method: string; url: string; headers: IncomingMessage['headers']; body: string; peer?: PeerCertificate }
 interface Res { status: number; headers: IncomingMessage['headers']; text: string; body: any }
 type Teardown = { teardown(fn: () => unknown): void };
 
@@ -40,7 +47,9 @@ function recorder(seen: Seen[]) {
     let body = '';
     req.on('data', (c: Buffer) => { body += c.toString(); });
     req.on('end', () => {
-      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      const socket = req.socket as TLSSocket;
+      const peer = typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
+      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body, ...(peer && Object.keys(peer).length ? { peer } : {}) });
       const status = Number(new URL(`http://x${req.url!}`).searchParams.get('status') ?? 200);
       res.writeHead(status, { 'content-type': 'application/json', 'x-agent': 'yes', 'x-drop': 'hop', connection: 'close, x-drop' });
       res.end(JSON.stringify({ method: req.method, url: req.url, body }));
@@ -48,11 +57,11 @@ function recorder(seen: Seen[]) {
   };
 }
 
-/** A stand-in agent: HTTPS with a self-signed certificate for 127.0.0.1. */
+/** A stand-in agent: HTTPS with a self-signed certificate for 127.0.0.1; it asks for (and records) client certificates. */
 async function fakeAgent(t: Teardown) {
   const seen: Seen[] = [];
   const cert = generateSelfSigned('127.0.0.1');
-  const server = createHttpsServer({ cert: cert.certPem, key: cert.keyPem }, recorder(seen));
+  const server = createHttpsServer({ cert: cert.certPem, key: cert.keyPem, requestCert: true, rejectUnauthorized: false }, recorder(seen));
   const port = await listening(server);
   t.teardown(() => new Promise((r) => server.close(r)));
   return { seen, port, caPem: cert.caPem };
@@ -80,7 +89,7 @@ function raw(base: string, method: string, path: string, opts: { token?: string;
 }
 
 async function server(t: Teardown, opts: ReferenceOptions = { auth: AUTH }) {
-  const ref = await startReference(opts);
+  const ref = await startReference({ ...LOCAL, ...opts });
   t.teardown(() => ref.close());
   const call = (method: string, path: string, o: { token?: string; body?: string; headers?: Record<string, string> } = {}) => raw(ref.url, method, path, { token: ADMIN, ...o });
   const json = (method: string, path: string, body: unknown, token = ADMIN) => raw(ref.url, method, path, { token, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
@@ -95,7 +104,7 @@ const at = (port: number, addresses: Array<{ type: string; address: string }> = 
 
 t.test('requests and answers pass through; the agent sees the server, not the client', async (t) => {
   const agent = await fakeAgent(t);
-  const { call, json, node } = await server(t);
+  const { ref, call, node } = await server(t);
   await node('n1', at(agent.port, [{ type: 'Hostname', address: 'n1.does-not-resolve.invalid' }, { type: 'InternalIP', address: '127.0.0.1' }]));
 
   const get = await call('GET', '/api/v1/nodes/n1/proxy/stats/summary?a=1&b=x%20y', { headers: { 'x-client': 'hello', 'impersonate-user': 'someone', 'impersonate-group': 'system:masters' } });
@@ -105,8 +114,7 @@ t.test('requests and answers pass through; the agent sees the server, not the cl
   t.same(get.body, { method: 'GET', url: '/stats/summary?a=1&b=x%20y', body: '' }, 'path and query as sent, at the InternalIP (preferred over the Hostname)');
   const s = agent.seen.at(-1)!;
   t.equal(s.headers['x-client'], 'hello', 'the client\'s own headers go along');
-  t.match(s.headers['authorization'], /^Bearer \S+$/, 'the server presents a bearer token');
-  t.not(s.headers['authorization'], `Bearer ${ADMIN}`, 'never the client\'s credentials');
+  t.notOk('authorization' in s.headers, 'no Authorization header: neither the client\'s credentials nor a token of the server');
   t.notOk('impersonate-user' in s.headers || 'impersonate-group' in s.headers, 'nor its impersonation headers');
   t.equal(s.headers['host'], `127.0.0.1:${agent.port}`);
 
@@ -124,29 +132,26 @@ t.test('requests and answers pass through; the agent sees the server, not the cl
   t.equal((await call('GET', '/api/v1/nodes/n1/proxy/')).body.url, '/');
   t.equal((await call('GET', '/api/v1/nodes/n1/proxy/a%2Fb')).body.url, '/a%2Fb', 'escapes are kept');
 
-  // The token the agent saw is the server's agent-client identity, limited to node agent APIs: a Node's
-  // address is whatever its writer put there, so a superuser token must never go there.
-  const client = s.headers['authorization']!.slice('Bearer '.length);
-  const review = await json('POST', '/apis/authentication.orch.io/v1/tokenreviews', { apiVersion: 'authentication.orch.io/v1', kind: 'TokenReview', spec: { token: client } });
-  t.equal(review.body.status.authenticated, true, review.text);
-  t.equal(review.body.status.user.username, 'orch-apiserver-agent-client');
-  t.same(review.body.status.user.groups, ['system:authenticated', 'system:agent-api-clients']);
-  t.notOk(review.body.status.user.groups.includes('system:masters'), 'not a superuser');
-  t.equal((await call('GET', '/api/v1/nodes', { token: client })).status, 200, 'it may read nodes');
-  t.equal((await call('GET', '/api/v1/nodes/n1/proxy/x', { token: client })).body.url, '/x', 'and use the node proxy');
-  t.equal((await call('GET', '/api/v1/namespaces/default/pods', { token: client })).status, 403, 'and nothing else');
-  t.equal((await call('DELETE', '/api/v1/nodes/n1', { token: client })).status, 403);
-  t.equal(agent.seen.at(-1)!.headers['authorization'], `Bearer ${client}`, 'the same token every time');
+  // The server's identity is a client certificate (a listener cannot replay it), of the agent-client
+  // user in the one group the bootstrap role system:agent-api-admin is bound to.
+  t.ok(s.peer, 'the server presents a client certificate');
+  t.equal(s.peer!.subject.CN, 'orch-apiserver-agent-client');
+  t.same([s.peer!.subject.O].flat(), ['system:agent-api-clients'], 'not a superuser: no system:masters');
+  const x509 = new X509Certificate(s.peer!.raw);
+  t.ok(x509.verify(new X509Certificate(ref.agentClientCaPem!).publicKey), 'signed by the CA agents are given (agentClientCaPem)');
+  t.same(x509.keyUsage, ['1.3.6.1.5.5.7.3.2'], 'for client authentication only');
+  t.ok(agent.seen.every((x) => !('authorization' in x.headers) && x.peer?.fingerprint256 === s.peer!.fingerprint256), 'the same certificate, and no token, every time');
 });
 
-t.test('a server without authentication still has its agent-client identity', async (t) => {
+t.test('a server without authentication still presents its agent-client certificate', async (t) => {
   const agent = await fakeAgent(t);
-  const { call, json, node } = await server(t, {});
+  const { ref, call, node } = await server(t, {});
   await node('n1', at(agent.port));
   t.equal((await call('GET', '/api/v1/nodes/n1/proxy/stats/summary')).status, 200);
-  const token = agent.seen.at(-1)!.headers['authorization']!.slice('Bearer '.length);
-  const review = await json('POST', '/apis/authentication.orch.io/v1/tokenreviews', { apiVersion: 'authentication.orch.io/v1', kind: 'TokenReview', spec: { token } });
-  t.equal(review.body.status.user?.username, 'orch-apiserver-agent-client', review.text);
+  const s = agent.seen.at(-1)!;
+  t.notOk('authorization' in s.headers);
+  t.equal(s.peer?.subject.CN, 'orch-apiserver-agent-client');
+  t.ok(new X509Certificate(s.peer!.raw).verify(new X509Certificate(ref.agentClientCaPem!).publicKey));
 });
 
 t.test('Status answers: unknown node, no address, unreachable or silent agent', async (t) => {
@@ -181,7 +186,7 @@ t.test('an agent that never answers is given up on', async (t) => {
   const silent = createTcpServer((s) => { sockets.add(s); s.on('error', () => undefined); });
   await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
   t.teardown(() => { for (const s of sockets) s.destroy(); silent.close(); });
-  const api = await startApiServer({ storage: new MemoryStorage(), strategies: REFERENCE_RESOURCES, agentProxy: { timeoutMs: 300 }, log: () => undefined });
+  const api = await startApiServer({ storage: new MemoryStorage(), strategies: REFERENCE_RESOURCES, agentProxy: { timeoutMs: 300, allowLoopback: true }, log: () => undefined });
   t.teardown(() => api.close());
   const created = await raw(api.url, 'POST', '/api/v1/nodes', {
     body: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'mute' }, status: at((silent.address() as AddressInfo).port) }),
@@ -255,9 +260,11 @@ t.test('the agent\'s certificate is verified only against a configured CA', asyn
   t.equal((await good.call('GET', '/api/v1/nodes/n1/proxy/stats/summary')).status, 200, 'signed by the configured CA');
   const other = await server(t, { auth: AUTH, agentCaPem: generateSelfSigned('127.0.0.1').caPem });
   await other.node('n1', at(agent.port));
-  const r = await other.call('GET', '/api/v1/nodes/n1/proxy/stats/summary');
+  const before = agent.seen.length;
+  const r = await other.call('GET', '/api/v1/nodes/n1/proxy/stats/summary?secret=1', { body: 'payload' });
   t.equal(r.status, 503, 'another CA: refused');
-  t.match(r.body.message, /error trying to reach the agent/);
+  t.match(r.body.message, /error trying to reach the agent.*(self-signed|certificate)/);
+  t.equal(agent.seen.length, before, 'a listener with a certificate of another CA receives no request: the TLS handshake failed first');
 });
 
 t.test('address types in the configured order; HostName counts as Hostname', async (t) => {
@@ -280,7 +287,7 @@ t.test('name:port addresses another port of the node, without the server\'s cred
   const r = await call('GET', `/api/v1/nodes/n1:${port}/proxy/metrics`);
   t.equal(r.status, 200, r.text);
   t.equal(seen.at(-1)!.url, '/metrics');
-  t.notOk(seen.at(-1)!.headers['authorization'], 'no loopback token for other ports');
+  t.notOk(seen.at(-1)!.headers['authorization'], 'no credential for other ports');
   t.equal((await call('GET', `/api/v1/nodes/https:n1:${agent.port}/proxy/x`)).status, 200, 'scheme:name:port with the agent\'s own port');
   t.equal((await call('GET', '/api/v1/nodes/ftp:n1:1/proxy/x')).status, 400, 'unknown scheme');
   t.equal((await call('GET', '/api/v1/nodes/n1:99999/proxy/x')).status, 400, 'no such port');
@@ -292,9 +299,12 @@ t.test('the reference agent with --node-ip 127.0.0.1, reached through the proxy'
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const cri = await startMockCri({ socket: join(dir, 'cri', 'cri.sock'), root: join(dir, 'cri-state') });
   t.teardown(() => cri.close());
+  // The agent accepts the server's client certificate through authentication.x509.clientCAFile.
+  const clientCaFile = join(dir, 'agent-client-ca.crt');
+  writeFileSync(clientCaFile, ref.agentClientCaPem!);
   const agent = await startAgent({
     api: { url: ref.url, token: ADMIN }, criEndpoint: cri.criUrl, nodeName: 'real', hostnameOverride: 'real', nodeIP: '127.0.0.1',
-    rootDir: join(dir, 'root'), serve: { address: '127.0.0.1', port: 0 }, log: () => undefined,
+    rootDir: join(dir, 'root'), serve: { address: '127.0.0.1', port: 0 }, auth: { ...DEFAULT_AUTH_SETTINGS, clientCaFile }, log: () => undefined,
   });
   t.teardown(() => agent.close());
   const node = (await call('GET', '/api/v1/nodes/real')).body;
@@ -303,7 +313,7 @@ t.test('the reference agent with --node-ip 127.0.0.1, reached through the proxy'
   const health = await call('GET', '/api/v1/nodes/real/proxy/healthz');
   t.same([health.status, health.text], [200, 'ok'], health.text);
   const pods = await call('GET', '/api/v1/nodes/real/proxy/pods');
-  t.equal(pods.status, 200, `the agent accepts the server's loopback identity: ${pods.text.slice(0, 300)}`);
+  t.equal(pods.status, 200, `the agent accepts the server's certificate (and authorizes its user with a SubjectAccessReview): ${pods.text.slice(0, 300)}`);
   t.equal(pods.body?.kind, 'PodList');
   await t.rejects(cmdAgent({ rootDir: join(dir, 'other'), nodeIp: 'not-an-ip' }), { message: '--node-ip not-an-ip: not an IP address' });
 });

@@ -1,10 +1,8 @@
 // The authentication, impersonation and authorization filter, run ahead of routing for every path
 // (API, discovery, metrics and debug endpoints alike), in upstream's order: authenticate (401 on
 // failure), impersonate (403 unless allowed), authorize the request as the resulting user (403).
-// Also the server's authenticator and authorizer themselves, which the review kinds use too, and the
-// agent-client identity the server presents to node agents (node-proxy.ts).
+// Also the server's authenticator and authorizer themselves, which the review kinds use too.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import { internal, isStatusError, type StatusError } from '../errors.js';
 import type { Registry } from '../registry.js';
 import { storageFailure } from '../storage-failure.js';
@@ -13,9 +11,8 @@ import { alwaysAllow, RbacAuthorizer, type AuthorizationMode, type Authorizer } 
 import { impersonate, wantsImpersonation } from './impersonation.js';
 import { requestInfo } from './request-info.js';
 import { forbiddenError, unauthorizedError } from './responses.js';
-import { AGENT_CLIENT_GROUP } from './policy.js';
 import type { StaticToken } from './token-file.js';
-import { ALL_AUTHENTICATED, ANONYMOUS_USER, ALL_UNAUTHENTICATED, type UserInfo } from './user.js';
+import { ANONYMOUS_USER, ALL_UNAUTHENTICATED, type UserInfo } from './user.js';
 
 /** What `startReference({auth})` takes: the static token table and the authorization mode. */
 export interface AuthOptions {
@@ -33,22 +30,18 @@ export interface ServerAuth {
   readonly authorizer: Authorizer;
 }
 
-/** The identity the node proxy presents to agents (upstream: the kube-apiserver-kubelet-client certificate). */
-export const AGENT_CLIENT_USER = 'orch-apiserver-agent-client';
-
 /**
- * The server's authenticator (the token table plus the agent-client token) and its authorizer.
- * Without `opts` the table holds only the agent-client token and everything is allowed.
+ * The server's authenticator (the token table plus its companions' tokens) and its authorizer.
+ * Without `opts` the table holds only the companions' tokens and everything is allowed. The node
+ * proxy's identity towards agents is a client certificate (agent-client-cert.ts), never a token here:
+ * a Node's address is whatever its writer put there, and a token sent there could be replayed.
  */
-export function serverAuth(opts: AuthOptions | undefined, registry: Registry, agentClientToken?: string, systemTokens: readonly StaticToken[] = []): ServerAuth {
+export function serverAuth(opts: AuthOptions | undefined, registry: Registry, systemTokens: readonly StaticToken[] = []): ServerAuth {
   const mode = opts?.authorizationMode ?? 'AlwaysAllow';
   if (!AUTHORIZATION_MODES.includes(mode)) throw new Error(`auth.authorizationMode: unknown mode ${JSON.stringify(mode)}; want one of ${AUTHORIZATION_MODES.join(', ')}`);
-  // The agent client may act on node agents only (bootstrap role system:agent-api-admin): the node proxy
-  // sends its token to whatever address a Node lists, so it must never be a superuser's.
-  const agentClient = agentClientToken ? [{ token: agentClientToken, user: AGENT_CLIENT_USER, uid: randomUUID(), groups: [ALL_AUTHENTICATED, AGENT_CLIENT_GROUP] }] : [];
   // The server's own entries last: a table row with the same token (vanishingly unlikely) must not shadow them.
   return {
-    authenticator: new TokenAuthenticator([...(opts?.tokens ?? []), ...agentClient, ...systemTokens], opts?.anonymous ?? true),
+    authenticator: new TokenAuthenticator([...(opts?.tokens ?? []), ...systemTokens], opts?.anonymous ?? true),
     authorizer: mode === 'RBAC' ? new RbacAuthorizer(registry) : alwaysAllow,
   };
 }

@@ -24,7 +24,7 @@ export const API_AUDIENCES: readonly string[] = ['https://orch.default.svc.clust
 const INVALID_TOKEN = 'invalid bearer token';
 
 export interface ReviewAuth {
-  /** The user a bearer token authenticates as (the agent-client token included), else undefined. */
+  /** The user a bearer token authenticates as, else undefined. */
   authenticateToken(token: string): UserInfo | undefined;
   readonly authorizer: Authorizer;
   /**
