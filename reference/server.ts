@@ -49,6 +49,11 @@ export interface ReferenceOptions {
   /** Period of watch BOOKMARK events, in seconds (default 60; `serve --bookmark-interval`). */
   bookmarkIntervalSeconds?: number;
   /**
+   * Bytes of watch events all watches together may hold for clients that read slowly (default
+   * 256 MiB; `serve --max-watch-pending-bytes`): past it the slowest watches are closed.
+   */
+  maxWatchPendingBytes?: number;
+  /**
    * The command-line flags the server was started with, defaults included, as /flagz shows them
    * (`serve` passes its own). Default: the `serve` flags equivalent to these options.
    */
@@ -169,7 +174,7 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Runni
     const cmToken = opts.controllerManager === false ? undefined : companionToken(CONTROLLER_MANAGER_GROUP);
     const schedToken = opts.scheduler === false ? undefined : companionToken(SCHEDULER_GROUP);
     const systemTokens = [cmToken, schedToken].filter((t) => t !== undefined);
-    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, admission: REFERENCE_ADMISSION, admissionSettings: { defaultNotReadyTolerationSeconds: opts.defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds: opts.defaultUnreachableTolerationSeconds }, host: opts.host, port: opts.port, featureGates, identity, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, tls, auth: opts.auth, systemTokens, agentProxy: { preferredAddressTypes: opts.agentPreferredAddressTypes, caPem: opts.agentCaPem, clientCert: opts.agentClientCert, allowLoopback: opts.nodeProxyAllowLoopback } });
+    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, admission: REFERENCE_ADMISSION, admissionSettings: { defaultNotReadyTolerationSeconds: opts.defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds: opts.defaultUnreachableTolerationSeconds }, host: opts.host, port: opts.port, featureGates, identity, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, watchBounds: { maxTotalPendingBytes: opts.maxWatchPendingBytes }, tls, auth: opts.auth, systemTokens, agentProxy: { preferredAddressTypes: opts.agentPreferredAddressTypes, caPem: opts.agentCaPem, clientCert: opts.agentClientCert, allowLoopback: opts.nodeProxyAllowLoopback } });
     const companions: Array<{ close(): Promise<void> }> = [];
     const closeAll = async () => {
       await Promise.all(companions.map((c) => c.close()));

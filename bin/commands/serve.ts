@@ -33,6 +33,15 @@ function int64Flag(value: unknown, flag: string): number | undefined {
   return n;
 }
 
+/** A positive byte count, plain or with a binary suffix (`512Ki`, `256Mi`, `1Gi`); undefined when not given. */
+function byteSize(value: unknown, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const m = /^([0-9]+)(Ki|Mi|Gi)?$/.exec(String(value));
+  const n = m ? Number(m[1]) * (m[2] ? 1024 ** (['Ki', 'Mi', 'Gi'].indexOf(m[2]) + 1) : 1) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} ${String(value)}: want a positive number of bytes such as 1048576, 512Ki, 256Mi or 1Gi`);
+  return n;
+}
+
 /** Why the reference could not listen, in words rather than the system's error code. */
 function startFailure(err: NodeJS.ErrnoException): string {
   switch (err.code) {
@@ -63,6 +72,7 @@ export async function cmdServe(argv: any, flags: Record<string, string>): Promis
     if (!API_SERVER_CHECK_NAMES.includes(name)) throw new UsageError(`--debug-fail-health-check ${name}: no such check; checks: ${API_SERVER_CHECK_NAMES.join(', ')}`);
   }
   const bookmarkInterval = durationSeconds(argv.bookmarkInterval, '--bookmark-interval');
+  const maxWatchPendingBytes = byteSize(argv.maxWatchPendingBytes, '--max-watch-pending-bytes');
   const defaultNotReadyTolerationSeconds = int64Flag(argv.defaultNotReadyTolerationSeconds, '--default-not-ready-toleration-seconds');
   const defaultUnreachableTolerationSeconds = int64Flag(argv.defaultUnreachableTolerationSeconds, '--default-unreachable-toleration-seconds');
   let auth;
@@ -104,7 +114,7 @@ export async function cmdServe(argv: any, flags: Record<string, string>): Promis
   const scheduler = argv.scheduler === false ? false as const : { port: companionPort(argv.schedulerPort, '--scheduler-port', 10259) };
   let ref;
   try {
-    ref = await startReference({ ...storage, host: argv.host, port, featureGates, flags, continueTtlSeconds: continueTtl, compactionIntervalSeconds: compactionInterval, healthFaults, bookmarkIntervalSeconds: bookmarkInterval, debugPlantCorrupt: argv.debugPlantCorrupt, tls: tls.cert, auth, controllerManager, scheduler, defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds, agentClientCert: agentClient.cert, agentCaPem: agentClient.agentCaPem, nodeProxyAllowLoopback: argv.nodeProxyAllowLoopback === true });
+    ref = await startReference({ ...storage, host: argv.host, port, featureGates, flags, continueTtlSeconds: continueTtl, compactionIntervalSeconds: compactionInterval, healthFaults, bookmarkIntervalSeconds: bookmarkInterval, maxWatchPendingBytes, debugPlantCorrupt: argv.debugPlantCorrupt, tls: tls.cert, auth, controllerManager, scheduler, defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds, agentClientCert: agentClient.cert, agentCaPem: agentClient.agentCaPem, nodeProxyAllowLoopback: argv.nodeProxyAllowLoopback === true });
   } catch (err) {
     throw new UsageError(`cannot start the reference on ${argv.host}:${port}: ${startFailure(err as NodeJS.ErrnoException)}`);
   }

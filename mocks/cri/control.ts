@@ -3,7 +3,9 @@
 // socket itself), so that any language's HTTP client can drive it and nothing listens on the network.
 //
 // Routes (every response is JSON; errors are {"error": "<message>"}):
-//   GET    /calls[?rpc=<Rpc>&since=<seq>]  200 {calls: CallRecord[]}      the call log, oldest first
+//   GET    /calls[?rpc=<Rpc>&since=<seq>]  200 {calls: CallRecord[], dropped}  the call log, oldest first;
+//                                                                  dropped: records evicted to stay within
+//                                                                  its bounds (10,000 records, 64 MiB)
 //   DELETE /calls                           200 {cleared: true}
 //   GET    /faults                          200 {faults: ActiveFault[]}
 //   POST   /faults  FaultSpec               201 ActiveFault
@@ -68,7 +70,8 @@ const MAX_ID_CHARS = 512;
 const MAX_TEXT_CHARS = 4096;
 
 type Json = Record<string, unknown>;
-interface Reply { status: number; body: unknown }
+/** `parts`: a body too large for one string, written piece by piece (its JSON text is their concatenation). */
+interface Reply { status: number; body: unknown; parts?: Iterable<string> }
 interface Ctx { query: URLSearchParams; body: Json | undefined }
 type Handler = (ctx: Ctx, params: string[]) => Reply;
 
@@ -154,7 +157,11 @@ function routes(control: MockCriControl): Route[] {
             if (!/^\d{1,15}$/.test(sinceText)) throw new BadRequest(`query parameter "since": "${sinceText}" is not a call sequence number`);
             since = Number(sinceText);
           }
-          return ok({ calls: control.calls.list({ rpc, since }) });
+          const calls = control.calls.list({ rpc, since });
+          const dropped = control.calls.dropped;
+          // Streamed record by record: the log may hold more JSON than one string can (64 MiB of
+          // requests, their bytes fields at up to 4 characters a byte).
+          return { status: 200, body: undefined, parts: callsJson(calls, dropped) };
         },
         DELETE: (ctx) => {
           onlyQuery(ctx.query, []);
@@ -398,7 +405,34 @@ async function handle(req: IncomingMessage, res: ServerResponse, table: Route[])
     if (err instanceof NotFoundError) return sendError(res, 404, err.message);
     return sendError(res, 500, `internal error: ${(err as Error)?.message ?? String(err)}`);
   }
+  if (reply.parts) return sendParts(res, reply.status, reply.parts);
   send(res, reply.status, reply.body);
+}
+
+function* callsJson(calls: readonly unknown[], dropped: number): Iterable<string> {
+  yield '{"calls":[';
+  for (let i = 0; i < calls.length; i++) yield (i ? ',' : '') + toJson(calls[i]);
+  yield `],"dropped":${dropped}}`;
+}
+
+/** A chunked answer written as the client takes it: at most a socket buffer's worth is held at once. */
+function sendParts(res: ServerResponse, status: number, parts: Iterable<string>): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  const it = parts[Symbol.iterator]();
+  const pump = (): void => {
+    try {
+      for (;;) {
+        const next = it.next();
+        if (next.done) return void res.end();
+        if (!res.write(next.value)) return void res.once('drain', pump);
+      }
+    } catch {
+      // Headers are out: all that is left is to cut the answer short.
+      res.destroy();
+    }
+  };
+  res.once('close', () => it.return?.());
+  pump();
 }
 
 /** HTTP/1.1 JSON over a unix socket (0600 in a 0700 dir), serving the routes listed at the top. */

@@ -333,16 +333,30 @@ export interface CallRecord {
   service: 'RuntimeService' | 'ImageService';
   rpc: string;
   request: unknown;
+  /**
+   * Present when the request was larger than a record keeps (CALL_LOG_MAX_ENTRY_BYTES): its size as
+   * JSON, about; the request is then kept with long strings, bytes and lists cut.
+   */
+  truncatedFrom?: number;
 }
 
 export const CALL_LOG_CAPACITY = 10_000;
+/** What the whole log keeps, counted as the JSON of its requests: the oldest records go past it. */
+export const CALL_LOG_MAX_BYTES = 64 * 1024 * 1024;
+/** What one record keeps of its request, as JSON. */
+export const CALL_LOG_MAX_ENTRY_BYTES = 1024 * 1024;
+/** A cut request keeps this much of each long string (characters) or bytes field, and this many list items. */
+const CUT_TEXT = 4096;
+const CUT_ITEMS = 256;
 
-type RawRecord = Omit<CallRecord, 'time'> & { ns: bigint };
+type RawRecord = Omit<CallRecord, 'time'> & { ns: bigint; bytes: number };
 
 /**
  * Every RPC received, in arrival order, with its request as decoded. A ring of the last `capacity`
- * records (10,000 by default): recording stays O(1) at thousands of calls per second, and `seq`
- * keeps counting across evictions so a reader can ask for what came after the last record it saw.
+ * records (10,000 by default) holding at most `maxBytes` of requests (64 MiB, as JSON; a request over
+ * `maxEntryBytes` is kept cut): recording stays O(1) in the record count at thousands of calls per
+ * second, and `seq` keeps counting across evictions so a reader can ask for what came after the last
+ * record it saw; `dropped` counts the records evicted to stay within the bounds.
  */
 export class CallLog {
   // Records keep the raw nanoseconds: formatting the time costs more than the rest of recording,
@@ -351,22 +365,42 @@ export class CallLog {
   private start = 0;
   private size = 0;
   private seq = 0;
+  private bytes = 0;
+  private droppedCount = 0;
 
-  constructor(readonly capacity: number = CALL_LOG_CAPACITY) {
+  constructor(
+    readonly capacity: number = CALL_LOG_CAPACITY,
+    readonly maxBytes: number = CALL_LOG_MAX_BYTES,
+    readonly maxEntryBytes: number = CALL_LOG_MAX_ENTRY_BYTES,
+  ) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`call log capacity ${capacity}`);
+    if (!Number.isInteger(maxBytes) || maxBytes < 1) throw new RangeError(`call log byte bound ${maxBytes}`);
+    if (!Number.isInteger(maxEntryBytes) || maxEntryBytes < 1 || maxEntryBytes > maxBytes) throw new RangeError(`call log entry bound ${maxEntryBytes}`);
     this.ring = new Array(capacity);
   }
 
-  /** Keeps the last `capacity` records. The request is kept as given: handlers must not mutate it. */
+  /** Keeps the last records within the bounds. The request is kept as given: handlers must not mutate it. */
   record(service: CallRecord['service'], rpc: string, request: unknown): void {
-    const rec: RawRecord = { seq: ++this.seq, ns: nowNs(), service, rpc, request };
-    if (this.size < this.capacity) {
-      this.ring[(this.start + this.size) % this.capacity] = rec;
-      this.size += 1;
-    } else {
-      this.ring[this.start] = rec;
-      this.start = (this.start + 1) % this.capacity;
+    let size = jsonSize(request, this.maxEntryBytes);
+    const rec: RawRecord = { seq: ++this.seq, ns: nowNs(), service, rpc, request, bytes: size };
+    if (size > this.maxEntryBytes) {
+      rec.truncatedFrom = jsonSize(request, Infinity);
+      rec.request = cut(request);
+      size = jsonSize(rec.request, this.maxEntryBytes);
+      // Too many fields even when cut (a map of a million labels): only the marker stays.
+      if (size > this.maxEntryBytes) rec.request = {};
+      rec.bytes = size = Math.min(size, this.maxEntryBytes);
     }
+    while (this.size > 0 && (this.size >= this.capacity || this.bytes + size > this.maxBytes)) {
+      this.bytes -= this.ring[this.start]!.bytes;
+      this.ring[this.start] = undefined;
+      this.start = (this.start + 1) % this.capacity;
+      this.size -= 1;
+      this.droppedCount += 1;
+    }
+    this.ring[(this.start + this.size) % this.capacity] = rec;
+    this.size += 1;
+    this.bytes += size;
   }
 
   /** Records in order; `rpc` keeps one RPC's, `since` those with a `seq` greater than it. */
@@ -376,7 +410,9 @@ export class CallLog {
       const rec = this.ring[(this.start + i) % this.capacity]!;
       if (filter.since !== undefined && rec.seq <= filter.since) continue;
       if (filter.rpc !== undefined && rec.rpc !== filter.rpc) continue;
-      out.push({ seq: rec.seq, time: rfc3339Nano(rec.ns), service: rec.service, rpc: rec.rpc, request: rec.request });
+      const r: CallRecord = { seq: rec.seq, time: rfc3339Nano(rec.ns), service: rec.service, rpc: rec.rpc, request: rec.request };
+      if (rec.truncatedFrom !== undefined) r.truncatedFrom = rec.truncatedFrom;
+      out.push(r);
     }
     return out;
   }
@@ -386,10 +422,67 @@ export class CallLog {
     this.ring.fill(undefined);
     this.start = 0;
     this.size = 0;
+    this.bytes = 0;
   }
 
   /** The `seq` of the latest record ever made (0 before the first). */
   get lastSeq(): number {
     return this.seq;
   }
+
+  /** Records evicted to stay within the bounds (not those a clear forgot). */
+  get dropped(): number {
+    return this.droppedCount;
+  }
+
+  /** What the kept requests weigh, as JSON (about). */
+  get keptBytes(): number {
+    return this.bytes;
+  }
+}
+
+/**
+ * About the length of JSON.stringify(v) as the control API writes it (bytes fields as Buffer JSON,
+ * up to 4 characters a byte), without making it; stops counting once past `budget`.
+ */
+function jsonSize(v: unknown, budget: number): number {
+  let n = 0;
+  const walk = (x: unknown): void => {
+    if (n > budget) return;
+    if (typeof x === 'string') n += x.length + 2;
+    else if (x === null || x === undefined || typeof x !== 'object') n += 8;
+    else if (x instanceof Uint8Array) n += 4 * x.length + 32;
+    else if (Array.isArray(x)) {
+      n += 2;
+      for (const e of x) {
+        walk(e);
+        n += 1;
+        if (n > budget) return;
+      }
+    } else {
+      n += 2;
+      for (const k in x as Record<string, unknown>) {
+        n += k.length + 4;
+        walk((x as Record<string, unknown>)[k]);
+        if (n > budget) return;
+      }
+    }
+  };
+  walk(v);
+  return n;
+}
+
+/** A copy of `v` with long strings and bytes and long lists cut (a string says how much was cut). */
+function cut(v: unknown, depth = 0): unknown {
+  if (typeof v === 'string') return v.length > CUT_TEXT ? `${v.slice(0, CUT_TEXT)}…[${v.length - CUT_TEXT} more characters cut]` : v;
+  if (v === null || typeof v !== 'object' || depth > 64) return typeof v === 'object' && v !== null ? {} : v;
+  if (v instanceof Uint8Array) return v.length > CUT_TEXT ? Buffer.from(v.subarray(0, CUT_TEXT)) : v;
+  if (Array.isArray(v)) return v.slice(0, CUT_ITEMS).map((e) => cut(e, depth + 1));
+  const out: Record<string, unknown> = {};
+  let keys = 0;
+  for (const k in v as Record<string, unknown>) {
+    if (keys++ >= CUT_ITEMS) break;
+    out[k] = cut((v as Record<string, unknown>)[k], depth + 1);
+  }
+  return out;
 }

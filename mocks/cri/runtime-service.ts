@@ -10,6 +10,7 @@
 // kubelet falls back to the List* RPCs, as with containerd), and CheckpointContainer while the control
 // API says the runtime lacks it.
 import * as grpc from '@grpc/grpc-js';
+import { StreamBudget, type StreamBounds } from '../../cri/stream-bound.js';
 import type {
   ContainerEventMsg, ContainerStatusMsg, Labels, LinuxContainerResources, PodSandboxStatusMsg,
 } from '../../cri/proto.js';
@@ -27,7 +28,16 @@ export interface ServiceDeps {
   calls: CallLog;
   /** The streaming server Exec, Attach and PortForward hand their requests to; absent: UNIMPLEMENTED. */
   streaming?: StreamingServer;
+  /** Bounds on the events GetContainerEvents streams hold for clients that do not read; unset: the defaults. */
+  eventStreamBounds?: Partial<StreamBounds>;
 }
+
+/**
+ * Unsent event bytes a GetContainerEvents stream may hold (each event is a few KB), those of one
+ * client connection's streams, and of all: past a bound the stream holding most is cut with
+ * RESOURCE_EXHAUSTED (cri/stream-bound.ts).
+ */
+export const DEFAULT_EVENT_STREAM_BOUNDS: StreamBounds = { perStream: 8 * 1024 * 1024, perConnection: 32 * 1024 * 1024, total: 64 * 1024 * 1024 };
 
 export const RUNTIME_NAME = 'orch-mock-cri';
 /** The kubelet-facing API version string runtimes answer in VersionResponse.version. */
@@ -250,6 +260,7 @@ export function runtimeService(deps: ServiceDeps): RuntimeServiceImpl {
   const rt = deps.runtime;
   /** Open event streams, so that closing the server can end them. */
   const streams = new Set<grpc.ServerWritableStream<unknown, ContainerEventMsg>>();
+  const eventBudget = new StreamBudget({ ...DEFAULT_EVENT_STREAM_BOUNDS, ...Object.fromEntries(Object.entries(deps.eventStreamBounds ?? {}).filter(([, v]) => v !== undefined)) });
   const u = <Req, Res>(rpc: string, fn: (req: Req, signal: AbortSignal) => Promise<Res> | Res) => unary<Req, Res>(deps, 'RuntimeService', rpc, fn);
   const notImplemented = (rpc: string, why: string) => u(rpc, () => {
     throw new CriError(grpc.status.UNIMPLEMENTED, `method ${rpc} not implemented: ${why}`);
@@ -474,8 +485,14 @@ export function runtimeService(deps: ServiceDeps): RuntimeServiceImpl {
     GetContainerEvents: (call: grpc.ServerWritableStream<unknown, ContainerEventMsg>) => {
       const signal = callSignal(call);
       deps.calls.record('RuntimeService', 'GetContainerEvents', call.request);
-      const listener = (e: RuntimeEvent) => { if (!signal.aborted) call.write(eventMessage(rt, e)); };
-      const unsubscribe = () => rt.events.off('event', listener);
+      const bounded = eventBudget.open(call);
+      const listener = (e: RuntimeEvent) => {
+        if (signal.aborted) return;
+        const msg = eventMessage(rt, e);
+        // Cut (its client left too much unread): the reset ended the call.
+        if (!bounded.write(msg, JSON.stringify(msg).length)) unsubscribe();
+      };
+      const unsubscribe = () => { rt.events.off('event', listener); bounded.forget(); };
       signal.addEventListener('abort', unsubscribe, { once: true });
       call.on('close', unsubscribe);
       call.on('finish', unsubscribe);

@@ -17,6 +17,7 @@ import { NotFoundError, startControlServer, type MockCriControl } from './contro
 import { prepareSocketPath } from '../../cri/unix-socket.js';
 import { StreamingServer, type StreamingOptions } from './streaming/server.js';
 import { listenAnyAuthority, type AnyAuthorityListener } from '../../cri/authority.js';
+import type { StreamBounds } from '../../cri/stream-bound.js';
 
 export interface MockCriOptions {
   /** Unix socket path for the CRI gRPC services (parent dir created 0700; socket chmod 0600). */
@@ -39,6 +40,8 @@ export interface MockCriOptions {
   cgroupDriver?: 'SYSTEMD' | 'CGROUPFS';
   /** The streaming server's timeouts and bounds (streaming/server.ts). */
   streaming?: StreamingOptions;
+  /** Bounds on what GetContainerEvents streams hold for clients that do not read (DEFAULT_EVENT_STREAM_BOUNDS). */
+  eventStreamBounds?: Partial<StreamBounds>;
 }
 
 export interface MockCri {
@@ -76,7 +79,7 @@ export async function startMockCri(opts: MockCriOptions): Promise<MockCri> {
   const streaming = await StreamingServer.start(runtime, opts.streaming);
   const defs = loadCri();
   const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES, 'grpc.max_send_message_length': MAX_MESSAGE_BYTES });
-  const rs = runtimeService({ runtime, faults, calls, streaming });
+  const rs = runtimeService({ runtime, faults, calls, streaming, eventStreamBounds: opts.eventStreamBounds });
   server.addService(defs.RuntimeService.service, rs.handlers);
   server.addService(defs.ImageService.service, imageServiceHandlers({ faults, calls, images }));
 

@@ -19,6 +19,7 @@ import type { StaticToken } from './auth/token-file.js';
 import { NodeProxy, type ProxyConnect } from './node-proxy.js';
 import type { Resolver } from './proxy-target.js';
 import { generateAgentClientCert, type AgentClientCert } from './agent-client-cert.js';
+import type { WatchBounds } from './watch-budget.js';
 import { Registry } from './registry.js';
 import { admissionChain, type Admission } from './store.js';
 import type { ResourceStrategy } from './strategy.js';
@@ -38,6 +39,8 @@ export interface ApiServerOptions {
   readonly continueTtlSeconds?: number;
   /** Period of watch BOOKMARK events in seconds (default 60). */
   readonly bookmarkIntervalSeconds?: number;
+  /** Bounds on the events watches hold for clients that read slowly (watch-budget.ts). */
+  readonly watchBounds?: Partial<WatchBounds>;
   readonly log?: (message: string, err?: unknown) => void;
   /** Default: release 1.37 defaults. */
   readonly featureGates?: FeatureGates;
@@ -173,6 +176,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   });
   const handler = new ApiHandler({
     registry, minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds, continueTtlSeconds: opts.continueTtlSeconds, sharedStorage: opts.storage.shared, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, log, endpoints,
+    watchBounds: opts.watchBounds, onWatcherTerminated: (group, resource) => metrics.watcherTerminated(group, resource),
     reviews: { answer: (s, obj, req) => reviews.answer(s, obj, requestUser(req)) },
     nodeProxy: new NodeProxy({ registry, clientCert: agentClientCert, ...proxyOptions, self: () => (server.address() as AddressInfo | null) ?? undefined }),
   });

@@ -55,6 +55,7 @@ import { hasMessage, PROTOBUF_STREAM_MEDIA_TYPE, servesProtobuf } from './protob
 import { encodeWatchFrame } from './protobuf/codec.js';
 import { sendProtobuf } from './protobuf/respond.js';
 import { jsonText } from './served-json.js';
+import { WatchBudget, type BudgetedWatcher, type WatchBounds } from './watch-budget.js';
 
 /** Verbs this handler implements; discovery advertises only these. */
 export const SERVED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -78,10 +79,12 @@ export interface HandlerOptions {
   readonly reviews?: { answer(s: ResolvedStrategy, obj: ApiObject, req: IncomingMessage): Promise<ApiObject> };
   /** Serves `/api/v1/nodes/{name}/proxy/...`; without it that path is not found. */
   readonly nodeProxy?: NodeProxy;
+  /** Bounds on what watches hold for slow clients (watch-budget.ts); unset fields take the defaults. */
+  readonly watchBounds?: Partial<WatchBounds>;
+  /** Told of every watch closed for slowness, by its resource (upstream apiserver_terminated_watchers_total). */
+  readonly onWatcherTerminated?: (group: string, resource: string) => void;
 }
 
-/** A watch whose client reads slower than this much buffered output is cut off. */
-const MAX_WATCH_BUFFER_BYTES = 16 * 1024 * 1024;
 
 interface ResourceRequest {
   readonly store: ResourceStore;
@@ -114,8 +117,12 @@ export class ApiHandler {
   private readonly endpoints?: ComponentEndpoints;
   private readonly reviews?: HandlerOptions['reviews'];
   private readonly nodeProxy?: NodeProxy;
+  private readonly watchBudget: WatchBudget;
+  private readonly onWatcherTerminated?: HandlerOptions['onWatcherTerminated'];
 
   constructor(opts: HandlerOptions) {
+    this.watchBudget = new WatchBudget(opts.watchBounds);
+    this.onWatcherTerminated = opts.onWatcherTerminated;
     this.registry = opts.registry;
     this.endpoints = opts.endpoints;
     this.reviews = opts.reviews;
@@ -143,6 +150,11 @@ export class ApiHandler {
 
   get openWatches(): number {
     return this.watches.size;
+  }
+
+  /** Bytes of watch events waiting for their clients, over every open watch. */
+  get pendingWatchBytes(): number {
+    return this.watchBudget.totalPendingBytes;
   }
 
   private async route(req: IncomingMessage, res: ServerResponse, rawPath: string, ctx: RequestContext): Promise<void> {
@@ -508,10 +520,15 @@ export class ApiHandler {
       'Transfer-Encoding': 'chunked',
     });
     res.flushHeaders();
-    active = new ActiveWatch(res, handle, seconds * 1000, this.watches);
+    const { group, resource } = rr.store.strategy;
+    active = new ActiveWatch(res, handle, seconds * 1000, {
+      registry: this.watches,
+      budget: this.watchBudget,
+      terminated: () => this.onWatcherTerminated?.(group, resource),
+    });
     const buffered = pending;
     pending = undefined;
-    if (buffered.length) active.write(frame ? Buffer.concat(buffered as Buffer[]) : buffered.join(''));
+    if (buffered.length) active.writeInitial(frame ? Buffer.concat(buffered as Buffer[]) : buffered.join(''));
     if (endedEarly) active.end();
   }
 
@@ -599,63 +616,160 @@ function eventLine(ev: WatchEvent): string {
   return `{"type":${JSON.stringify(ev.type)},"object":${jsonText(ev.object)}}\n`;
 }
 
-/** One open watch stream: its timeout, client-disconnect cleanup and slow-reader protection. */
-class ActiveWatch {
+/** Events are handed to the socket in writes of about this size, so that little sits in it when a watch is closed. */
+const WATCH_WRITE_BATCH_BYTES = 64 * 1024;
+
+/**
+ * How long a watch closed for slowness may take to hand its end of stream to its client: until then
+ * the connection holds at most what was written before the close (a socket buffer's worth and one
+ * batch); after it, the connection is dropped.
+ */
+const CLOSED_WATCH_LINGER_MS = 30_000;
+
+/** The size a pending chunk is counted at: a string's length (JSON text is mostly one byte a character, and measuring UTF-8 would copy it). */
+const sizeOf = (chunk: string | Buffer): number => chunk.length;
+
+/** What an ActiveWatch needs of its handler. */
+interface WatchHome {
+  readonly registry: Set<ActiveWatch>;
+  readonly budget: WatchBudget;
+  /** Counts a watch closed for slowness (upstream apiserver_terminated_watchers_total). */
+  readonly terminated: () => void;
+}
+
+/**
+ * One open watch stream: its timeout, client-disconnect cleanup and slow-reader protection. Events
+ * wait in the watch's own queue and go to the socket only while it takes them (backpressure), so
+ * what a slow client leaves unread is counted here: past the watcher's bounds, or the server's
+ * total, the queue is dropped and the stream ended cleanly (the terminating chunk after what the
+ * socket already holds), as upstream ends a watcher it forces closed.
+ */
+class ActiveWatch implements BudgetedWatcher {
   private done = false;
-  /** Events written this turn of the event loop, not yet flushed. */
+  /** Events not yet handed to the socket. */
   private queued: Array<string | Buffer> = [];
+  private queuedBytes = 0;
+  /** Bytes handed to the socket that it has not written out yet, as of its last write or drain. */
+  private inSocket = 0;
+  /** The socket refused more (write returned false): wait for 'drain'. */
+  private blocked = false;
+  private flushScheduled = false;
+  /** The per-watcher byte bound, raised by the size of the initial events the client asked for. */
+  private byteLimit: number;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly handle: WatchHandle,
     timeoutMs: number,
-    private readonly registry: Set<ActiveWatch>,
+    private readonly home: WatchHome,
   ) {
-    registry.add(this);
+    home.registry.add(this);
+    home.budget.add(this);
+    this.byteLimit = home.budget.bounds.maxPendingBytes;
     // Node's timers take at most 2^31-1 ms (24.8 days) and fire at once for more (a timeoutSeconds
     // of 2147484 ended the watch at once): longer watches end after that, and clients watch again.
     this.timer = setTimeout(() => this.end(), timerDelay(timeoutMs));
     this.timer.unref();
     res.on('close', () => this.cleanup());
+    res.on('drain', () => {
+      this.blocked = false;
+      this.setInSocket(this.res.writableLength);
+      this.flush();
+    });
+  }
+
+  get pendingBytes(): number {
+    return this.queuedBytes + this.inSocket;
+  }
+
+  /** The events that were ready when the watch started (initial events): allowed on top of the bound. */
+  writeInitial(chunk: string | Buffer): void {
+    this.byteLimit += sizeOf(chunk);
+    this.write(chunk);
   }
 
   /**
-   * Events written in one turn of the event loop go out as one write, after the turn's I/O: under a
-   * burst of writes a watcher gets one chunk (one syscall) per turn instead of one per event, and
-   * no event waits longer than the turn.
+   * Events written in one turn of the event loop go out together, after the turn's I/O: under a
+   * burst of writes a watcher gets few large writes instead of one per event, and no event waits
+   * longer than the turn unless its client is not reading.
    */
   write(chunk: string | Buffer): void {
     if (this.done) return;
+    const size = sizeOf(chunk);
     this.queued.push(chunk);
-    if (this.queued.length === 1) setImmediate(() => this.flush());
+    this.queuedBytes += size;
+    const { budget } = this.home;
+    budget.change(size);
+    if (this.queued.length > budget.bounds.maxPendingEvents || this.pendingBytes > this.byteLimit) {
+      this.terminate();
+      return;
+    }
+    budget.enforce();
+    if (this.done || this.blocked || this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
   }
 
+  /** Hands queued events to the socket in batches until it refuses more. */
   private flush(): void {
-    if (this.done || this.queued.length === 0) return;
-    const chunks = this.queued;
-    this.queued = [];
-    this.res.write(chunks.length === 1 ? chunks[0]! : chunks.every((c) => typeof c === 'string') ? chunks.join('') : Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))));
-    if (this.res.writableLength > MAX_WATCH_BUFFER_BYTES) {
-      this.cleanup();
-      this.res.destroy();
+    while (!this.done && !this.blocked && this.queued.length) {
+      let n = 0;
+      let bytes = 0;
+      while (n < this.queued.length && (n === 0 || bytes + sizeOf(this.queued[n]!) <= WATCH_WRITE_BATCH_BYTES)) bytes += sizeOf(this.queued[n++]!);
+      const batch = this.queued.splice(0, n);
+      this.queuedBytes -= bytes;
+      this.home.budget.change(-bytes);
+      const ok = this.res.write(batch.length === 1 ? batch[0]! : batch.every((c) => typeof c === 'string') ? batch.join('') : Buffer.concat(batch.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))));
+      if (!ok) this.blocked = true;
+      this.setInSocket(this.res.writableLength);
     }
+  }
+
+  private setInSocket(bytes: number): void {
+    if (this.done) return;
+    this.home.budget.change(bytes - this.inSocket);
+    this.inSocket = bytes;
+  }
+
+  /** Closed for slowness: pending events are dropped, the stream ends cleanly, and it is counted. */
+  terminate(): void {
+    if (this.done) return;
+    this.cleanup();
+    this.home.terminated();
+    this.res.end();
+    // A client that never reads would keep the connection, and what its socket holds, forever.
+    const linger = setTimeout(() => this.res.destroy(), CLOSED_WATCH_LINGER_MS);
+    linger.unref();
+    this.res.once('close', () => clearTimeout(linger));
   }
 
   end(): void {
     if (this.done) return;
     this.flush();
     if (this.done) return;
+    // Events the socket has not taken yet still go out before the end of the stream.
+    const rest = this.queued;
     this.cleanup();
+    for (const c of rest) this.res.write(c);
     this.res.end();
   }
 
   private cleanup(): void {
     if (this.done) return;
+    const { budget, registry } = this.home;
+    budget.change(-this.pendingBytes);
+    this.queued = [];
+    this.queuedBytes = 0;
+    this.inSocket = 0;
     this.done = true;
     clearTimeout(this.timer);
     this.handle.stop();
-    this.registry.delete(this);
+    registry.delete(this);
+    budget.delete(this);
   }
 }
 

@@ -73,6 +73,7 @@ export class ApiServerMetrics {
    * serve to the non-resource labels, and Node refuses methods it does not know.
    */
   private readonly bound = new Map<string, { count: CounterSeries; latency: HistogramSeries }>();
+  private readonly terminatedWatchers: SeriesCounter<'group' | 'resource'>;
 
   constructor(featureGates: FeatureGates, private readonly registry?: Registry) {
     const v = versionInfo();
@@ -102,6 +103,17 @@ export class ApiServerMetrics {
       buckets: REQUEST_DURATION_BUCKETS,
       native: { bucketFactor: 1.1, maxBuckets: 160 },
     });
+    // Upstream's cacher metric (labels group and resource since 1.33); a series appears with the first close.
+    this.terminatedWatchers = this.component.seriesCounter({
+      name: 'apiserver_terminated_watchers_total',
+      help: '[ALPHA] Counter of watchers closed due to unresponsiveness broken by resource type.',
+      labelNames: ['group', 'resource'],
+    });
+  }
+
+  /** Counts a watch closed because its client left too much unread. */
+  watcherTerminated(group: string, resource: string): void {
+    this.terminatedWatchers.inc({ group, resource });
   }
 
   /** Records one finished request. */

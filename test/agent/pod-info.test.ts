@@ -54,7 +54,7 @@ function fakeSource(initial: any[] = []) {
   };
 }
 
-async function serve(t: any, initial: any[] = [], opts: { watchMaxPendingBytes?: number } = {}) {
+async function serve(t: any, initial: any[] = [], opts: { watchMaxPendingBytes?: number; watchMaxConnectionPendingBytes?: number; watchMaxTotalPendingBytes?: number } = {}) {
   const dir = tmp(t, 'pi-');
   const fake = fakeSource(initial);
   const server = await startPodInfoServer({ socketPath: join(dir, 'pods', 'agent.sock'), source: fake.source, ...opts });
@@ -145,6 +145,9 @@ t.test('a watch whose client stops reading is dropped with RESOURCE_EXHAUSTED; m
   const raw = new Pods(`unix:${server.socketPath}`, grpc.credentials.createInsecure());
   t.teardown(() => raw.close());
   const stream = (raw as any).WatchPods({}, new grpc.Metadata(), { deadline: Date.now() + 30_000 }) as grpc.ClientReadableStream<any>;
+  // The cut arrives as a reset, whether the client reads or not.
+  stream.on('error', () => undefined);
+  const ended = new Promise<grpc.StatusObject>((resolve) => stream.on('status', resolve));
   // Registered once its initial event came; from then on nothing is read.
   await new Promise((resolve) => stream.once('data', resolve));
   stream.pause();
@@ -152,15 +155,62 @@ t.test('a watch whose client stops reading is dropped with RESOURCE_EXHAUSTED; m
   for (let i = 0; i < 400; i++) fake.set(pod('a', 'p-a', { metadata: { name: 'p-a', namespace: 'default', uid: 'a', annotations: { big: `${i}${big}` } } }));
   t.ok(await client.list().then((r) => r.ok), 'other calls are answered meanwhile');
   let events = 0;
-  const end = await new Promise<grpc.StatusObject>((resolve) => {
-    stream.on('data', () => { events++; });
-    stream.on('error', () => undefined);
-    stream.on('status', resolve);
-    stream.resume();
-  });
+  stream.on('data', () => { events++; });
+  stream.resume();
+  const end = await ended;
+  // An HTTP/2 reset (ENHANCE_YOUR_CALM), which frees what was queued: the details are grpc-js's.
   t.equal(end.code, grpc.status.RESOURCE_EXHAUSTED, end.details);
-  t.match(end.details, /unread; start a new watch/);
   t.ok(events < 399, `the dropped watch ended early (${events + 1} of 401 events delivered)`);
+  t.equal(server.watchPendingBytes, 0, 'nothing is held for it any more');
+});
+
+t.test('watches that never read are cut, slowest first, within the per-connection and total bounds', async (t) => {
+  const big = 'x'.repeat(16 * 1024);
+  const perConnection = 256 * 1024;
+  const total = 512 * 1024;
+  // The per-stream bound (16 MiB) is never reached: the shared bounds do the cutting.
+  const { client, fake, server } = await serve(t, [pod('a')], { watchMaxConnectionPendingBytes: perConnection, watchMaxTotalPendingBytes: total });
+  const Pods = loadPods().Pods;
+  // Three connections of 10 streams each (distinct channel options: grpc-js shares equal channels).
+  const streams: Array<{ conn: number; stream: grpc.ClientReadableStream<any>; ended: Promise<grpc.StatusObject> }> = [];
+  for (let c = 0; c < 3; c++) {
+    const raw = new Pods(`unix:${server.socketPath}`, grpc.credentials.createInsecure(), { 'grpc.test-connection': c } as any);
+    t.teardown(() => raw.close());
+    for (let i = 0; i < 10; i++) {
+      const stream = (raw as any).WatchPods({}, new grpc.Metadata(), { deadline: Date.now() + 30_000 }) as grpc.ClientReadableStream<any>;
+      stream.on('error', () => undefined);
+      const ended = new Promise<grpc.StatusObject>((resolve) => stream.on('status', resolve));
+      await new Promise((resolve) => stream.once('data', resolve));
+      stream.pause();
+      streams.push({ conn: c, stream, ended });
+    }
+  }
+  let peak = 0;
+  for (let i = 0; i < 200; i++) {
+    fake.set(pod('a', 'p-a', { metadata: { name: 'p-a', namespace: 'default', uid: 'a', annotations: { big: `${i}${big}` } } }));
+    peak = Math.max(peak, server.watchPendingBytes);
+  }
+  t.ok(peak <= total, `watches held at most ${peak} bytes, within the total bound of ${total}`);
+  t.ok(await client.list().then((r) => r.ok), 'other calls are answered meanwhile');
+  const ends = await Promise.all(streams.map(({ stream, ended }) => {
+    stream.on('data', () => undefined);
+    stream.resume();
+    return ended;
+  }));
+  t.ok(ends.every((e) => e.code === grpc.status.RESOURCE_EXHAUSTED), `every stream was cut with RESOURCE_EXHAUSTED: ${[...new Set(ends.map((e) => grpc.status[e.code]))].join(', ')}`);
+  t.equal(server.watchPendingBytes, 0);
+  // A reading watch is not cut by what others leave unread.
+  const reader = (new Pods(`unix:${server.socketPath}`, grpc.credentials.createInsecure()) as any).WatchPods({}, new grpc.Metadata(), { deadline: Date.now() + 30_000 }) as grpc.ClientReadableStream<any>;
+  let got = 0;
+  reader.on('data', () => { got++; });
+  reader.on('error', () => undefined);
+  await until('the reading watch has its initial event', () => (got >= 1 ? true : undefined));
+  // More than the bounds in all, at the pace the reader takes them.
+  for (let i = 0; i < 40; i++) {
+    fake.set(pod('a', 'p-a', { metadata: { name: 'p-a', namespace: 'default', uid: 'a', annotations: { big: `r${i}${big}` } } }));
+    await until(`the reading watch gets event ${i + 2}`, () => (got >= i + 2 ? true : undefined));
+  }
+  reader.cancel();
 });
 
 t.test('hostile input: random metadata, message bytes and unknown methods get a gRPC status, never a crash', async (t) => {

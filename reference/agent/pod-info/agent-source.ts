@@ -81,5 +81,5 @@ export async function servePodInfo(socketPath: string, source: AgentPodSource): 
   // Test-only (breaks.ts): no socket unless a feature gate that does not exist is given (off by default).
   if (broken('podinfo-off-by-default')) return undefined;
   const server = await startPodInfoServer({ socketPath: path, source });
-  return { socketPath: server.socketPath, close: async () => { source.close(); await server.close(); } };
+  return { socketPath: server.socketPath, get watchPendingBytes() { return server.watchPendingBytes; }, close: async () => { source.close(); await server.close(); } };
 }

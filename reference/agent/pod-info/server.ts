@@ -6,13 +6,16 @@
 //
 // Bad input answers a gRPC status and never takes the agent down: undecodable requests and unknown
 // methods are grpc-js's (INTERNAL, UNIMPLEMENTED), requests are at most 16 KiB, field masks are
-// bounded (field-mask.ts), and a watch whose client stops reading is dropped with RESOURCE_EXHAUSTED
-// once more than `watchMaxPendingBytes` (default 16 MiB) past its initial list are waiting to be read.
+// bounded (field-mask.ts), and watches whose clients stop reading are cut with RESOURCE_EXHAUSTED
+// (cri/stream-bound.ts: an HTTP/2 reset, so that what they left unread is freed at once) once more
+// than `watchMaxPendingBytes` (default 16 MiB) past a watch's initial list wait to be sent, or more
+// than 64 MiB over one connection's watches, or 128 MiB over all: the stream holding most goes first.
 import { chmod, lstat, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { prepareSocketPath } from '../../../cri/unix-socket.js';
 import { listenAnyAuthority, type AnyAuthorityListener } from '../../../cri/authority.js';
+import { StreamBudget, type BoundedStream } from '../../../cri/stream-bound.js';
 import { broken } from '../breaks.js';
 import { applyFieldMask, fieldMaskOf, FieldMaskError } from './field-mask.js';
 import { FIELD_MASK_KEY, loadPods, type PodEventType } from './proto.js';
@@ -33,14 +36,22 @@ export interface PodInfoServerOptions {
   source: PodInfoSource;
   /** A watch is dropped once this many bytes of events past its initial list wait for its client. */
   watchMaxPendingBytes?: number;
+  /** The watches of one client connection are cut, slowest first, past this many unsent bytes together. */
+  watchMaxConnectionPendingBytes?: number;
+  /** All watches are cut, slowest first, past this many unsent bytes together. */
+  watchMaxTotalPendingBytes?: number;
 }
 
 export interface PodInfoServer {
   readonly socketPath: string;
+  /** Bytes of watch events not yet sent, over every watch. */
+  readonly watchPendingBytes: number;
   close(): Promise<void>;
 }
 
 export const DEFAULT_WATCH_MAX_PENDING_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_WATCH_MAX_CONNECTION_PENDING_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_WATCH_MAX_TOTAL_PENDING_BYTES = 128 * 1024 * 1024;
 const MAX_REQUEST_BYTES = 16 * 1024;
 export const NOT_INITIALIZED = 'the agent is not initialized yet (its pod sources or its first runtime relist are not done); retry shortly';
 
@@ -55,16 +66,18 @@ const byUid = (a: any, b: any) => (uidOf(a) < uidOf(b) ? -1 : uidOf(a) > uidOf(b
 interface Watcher {
   call: grpc.ServerWritableStream<any, any>;
   mask?: string[];
-  /** Bytes written that the client has not taken yet. */
-  pending: number;
-  limit: number;
+  bounded: BoundedStream;
   done: boolean;
 }
 
 export async function startPodInfoServer(o: PodInfoServerOptions): Promise<PodInfoServer> {
   if (process.platform === 'win32') throw new Error('the pod info service is not supported on Windows');
   const source = o.source;
-  const maxPending = o.watchMaxPendingBytes ?? DEFAULT_WATCH_MAX_PENDING_BYTES;
+  const budget = new StreamBudget({
+    perStream: o.watchMaxPendingBytes ?? DEFAULT_WATCH_MAX_PENDING_BYTES,
+    perConnection: o.watchMaxConnectionPendingBytes ?? DEFAULT_WATCH_MAX_CONNECTION_PENDING_BYTES,
+    total: o.watchMaxTotalPendingBytes ?? DEFAULT_WATCH_MAX_TOTAL_PENDING_BYTES,
+  });
   const watchers = new Set<Watcher>();
   /** The JSON of each pod as last announced, for change detection and the DELETED event's body. */
   const known = new Map<string, string>();
@@ -93,7 +106,7 @@ export async function startPodInfoServer(o: PodInfoServerOptions): Promise<PodIn
     if (w.done) return;
     w.done = true;
     watchers.delete(w);
-    // Ends the stream once what was written is read: memory stays within the bound meanwhile.
+    w.bounded.forget();
     w.call.emit('error', err);
   };
 
@@ -107,13 +120,11 @@ export async function startPodInfoServer(o: PodInfoServerOptions): Promise<PodIn
     } catch {
       return;
     }
-    const size = pod.length + 8;
-    w.pending += size;
-    if (w.pending > w.limit) {
-      drop(w, failure(grpc.status.RESOURCE_EXHAUSTED, `watch dropped: its client left more than ${w.limit} bytes of pod events unread; start a new watch`));
-      return;
+    if (!w.bounded.write({ pod, type }, pod.length + 8)) {
+      // Cut (stream-bound.ts): the reset already ended the call.
+      w.done = true;
+      watchers.delete(w);
     }
-    w.call.write({ pod, type }, () => { w.pending -= size; });
   };
 
   /** Compares a pod with what was last announced and streams the difference to every watcher. */
@@ -164,8 +175,8 @@ export async function startPodInfoServer(o: PodInfoServerOptions): Promise<PodIn
       call.emit('error', a);
       return;
     }
-    const w: Watcher = { call, mask: a.mask, pending: 0, limit: maxPending, done: false };
-    const forget = () => { w.done = true; watchers.delete(w); };
+    const w: Watcher = { call, mask: a.mask, bounded: budget.open(call), done: false };
+    const forget = () => { w.done = true; watchers.delete(w); w.bounded.forget(); };
     call.on('cancelled', forget);
     call.on('close', forget);
     call.on('error', forget);
@@ -174,7 +185,7 @@ export async function startPodInfoServer(o: PodInfoServerOptions): Promise<PodIn
     for (const p of current) announce(uidOf(p));
     // Test-only (breaks.ts): no initial list.
     const initial = broken('podinfo-watch-no-initial') ? [] : current.map((p) => known.get(uidOf(p))).filter((j): j is string => j !== undefined);
-    w.limit = maxPending + initial.reduce((n, j) => n + j.length + 8, 0);
+    w.bounded.allow(initial.reduce((n, j) => n + j.length + 8, 0));
     watchers.add(w);
     for (const json of initial) send(w, 'ADDED', json);
   };
@@ -215,6 +226,7 @@ export async function startPodInfoServer(o: PodInfoServerOptions): Promise<PodIn
   let closing: Promise<void> | undefined;
   return {
     socketPath,
+    get watchPendingBytes() { return budget.pendingBytes; },
     close: () => closing ??= (async () => {
       unsubscribe();
       for (const w of [...watchers]) drop(w, failure(grpc.status.UNAVAILABLE, 'the agent is stopping'));

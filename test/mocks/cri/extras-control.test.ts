@@ -149,6 +149,30 @@ t.test('GET/DELETE /calls', async (t) => {
   t.same((await api('GET', '/calls')).body.calls, []);
 });
 
+t.test('GET /calls: a log bounded in bytes says how many records it dropped; big requests are kept cut', async (t) => {
+  const saved = fake.calls;
+  t.teardown(() => { fake.calls = saved; });
+  // 2 MiB in all, 256 KiB a record: 30 requests of 200 KB cannot all stay.
+  fake.calls = new CallLog(10_000, 2 * 1024 * 1024, 256 * 1024);
+  const medium = 'm'.repeat(200_000);
+  for (let i = 0; i < 30; i++) fake.calls.record('RuntimeService', 'CreateContainer', { pod_sandbox_id: `sb-${i}`, config: { annotations: { blob: medium } } });
+  fake.calls.record('RuntimeService', 'ExecSync', { container_id: 'c-1', cmd: ['sh', '-c', 'x'.repeat(1_000_000)] });
+  const r = await api('GET', '/calls');
+  t.equal(r.status, 200);
+  t.equal(r.headers['content-length'], undefined, 'streamed, not one string');
+  t.ok(r.body.dropped > 0, `dropped ${r.body.dropped}`);
+  t.equal(r.body.dropped + r.body.calls.length, 31, 'every record is either kept or counted as dropped');
+  t.ok(fake.calls.keptBytes <= 2 * 1024 * 1024, `kept ${fake.calls.keptBytes} bytes`);
+  const seqs = r.body.calls.map((c: { seq: number }) => c.seq);
+  t.same(seqs, [...seqs].sort((a: number, b: number) => a - b), 'the newest are kept, in order');
+  const exec = r.body.calls.at(-1);
+  t.equal(exec.rpc, 'ExecSync');
+  t.ok(exec.truncatedFrom > 1_000_000, `the cut record says its full size (${exec.truncatedFrom})`);
+  t.match(exec.request.cmd[2], /^x{4096}…\[995904 more characters cut\]$/, 'the long argument is cut, saying so');
+  t.same(exec.request.cmd.slice(0, 2), ['sh', '-c'], 'short fields as received');
+  t.equal(r.body.calls[0].truncatedFrom, undefined, 'records under the cap carry no marker');
+});
+
 t.test('DELETE /faults/{id} removes that fault only; an id no fault has is 404', async (t) => {
   const a = (await api('POST', '/faults', { rpc: 'Version', code: 2, pod: 'ns/a' })).body;
   const b = (await api('POST', '/faults', { rpc: 'Version', code: 3 })).body;

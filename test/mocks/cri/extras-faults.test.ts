@@ -2,6 +2,7 @@
 import t from 'tap';
 import {
   CALL_LOG_CAPACITY,
+  CALL_LOG_MAX_BYTES,
   CRI_RPCS,
   CallLog,
   FaultSpecError,
@@ -200,6 +201,29 @@ t.test('the call log records every call in order with its request', async (t) =>
   log.record('RuntimeService', 'Status', {});
   t.equal(log.list()[0]!.seq, 4, 'seq goes on after a clear');
   t.equal(log.lastSeq, 4);
+});
+
+t.test('the call log keeps at most 64 MiB of requests: the oldest go, counted', async (t) => {
+  const log = new CallLog();
+  t.equal(log.maxBytes, CALL_LOG_MAX_BYTES);
+  t.equal(CALL_LOG_MAX_BYTES, 64 * 1024 * 1024);
+  // One shared string: the test holds 900 KB, the log counts 100 records of it.
+  const blob = 'b'.repeat(900_000);
+  for (let i = 1; i <= 100; i++) log.record('RuntimeService', 'CreateContainer', { i, config: { annotations: { blob } } });
+  t.ok(log.keptBytes <= CALL_LOG_MAX_BYTES, `kept ${log.keptBytes} bytes`);
+  const kept = log.list();
+  t.equal(kept.length + log.dropped, 100, 'kept or dropped, every one');
+  t.ok(log.dropped >= 25, `dropped ${log.dropped}`);
+  t.equal(kept.at(-1)!.seq, 100, 'the newest is kept');
+  // A request over the per-record cap (1 MiB) is kept cut: bytes fields too.
+  log.record('RuntimeService', 'CreateContainer', { config: { envs: [{ key: 'K', value: Buffer.alloc(2 * 1024 * 1024, 1) }] } });
+  const big = log.list().at(-1)!;
+  t.ok(big.truncatedFrom! > 2 * 1024 * 1024, 'the full size is given');
+  t.equal((big.request as any).config.envs[0].value.length, 4096, 'the bytes are cut');
+  log.clear();
+  t.equal(log.keptBytes, 0);
+  t.throws(() => new CallLog(10, 0), RangeError);
+  t.throws(() => new CallLog(10, 100, 200), RangeError, 'a record cannot be allowed more than the log');
 });
 
 t.test('the call log keeps the last 10,000 records', async (t) => {
