@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import { loadServices, type ProtoOptions } from './grpc-services.js';
-import { grpcDeadlineMs } from '../reference/timers.js';
+import { grpcDeadlineMs } from './timers.js';
 
 export const LOADER_OPTIONS: ProtoOptions = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
 

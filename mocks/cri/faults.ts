@@ -7,7 +7,7 @@
 // labels...). Both are plain in-memory objects: the control HTTP API (control.ts) and in-process
 // callers drive the same instances.
 import { nowNs, rfc3339Nano } from './clock.js';
-import { timerDelay } from '../../reference/timers.js';
+import { timerDelay } from '../../cri/timers.js';
 
 /** Every RPC of runtime.v1 that the mock's api.proto declares, by service (a test keeps the lists and
  *  the .proto in step). A fault or a call-log filter naming anything else is refused, so a typo cannot

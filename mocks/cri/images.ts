@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { nowNs } from './clock.js';
-import { timerDelay } from '../../reference/timers.js';
+import { timerDelay } from '../../cri/timers.js';
 import { CriError } from './state.js';
 import type { ImageMsg } from '../../cri/proto.js';
 import type { CheckedDeclaration } from './image-declarations.js';

@@ -47,7 +47,7 @@
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname, posix } from 'node:path';
 import { nowNs, rfc3339Nano } from './clock.js';
-import { timerDelay } from '../../reference/timers.js';
+import { timerDelay } from '../../cri/timers.js';
 import { ContainerFs, defaultView, FS_MESSAGES, groupName, userName, type ContainerView, type FsError, type Reader } from './container-view.js';
 
 export type Stream = 'stdout' | 'stderr';

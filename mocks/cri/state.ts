@@ -26,7 +26,7 @@ import { loadLocalhostProfile, SeccompProfileError } from './seccomp.js';
 import { buildView, sandboxFiles, type ContainerView } from './container-view.js';
 import { writeCheckpoint, CheckpointError } from './checkpoint.js';
 import { nowNs, rfc3339Nano } from './clock.js';
-import { timerDelay } from '../../reference/timers.js';
+import { timerDelay } from '../../cri/timers.js';
 
 // ---------------------------------------------------------------------------------------------
 // Errors, time, ids

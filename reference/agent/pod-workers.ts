@@ -19,7 +19,7 @@ import { computePodStatus, sameStatus, type ContainerView } from './pod-status.j
 import { effectiveSeccomp, SeccompFieldError } from './seccomp.js';
 import type { PodResourceRecords } from './root-dir.js';
 import { admitPod, localNode, rejectedStatus, SysctlAllowlist, type AdmitResult } from './admission.js';
-import { timerDelay } from '../timers.js';
+import { timerDelay } from '../../cri/timers.js';
 
 export interface PodWorkersOptions {
   /** Absent in standalone mode: no status writes, no deletes. */

@@ -46,7 +46,7 @@ import type { ResourceStore, WatchEvent } from './store.js';
 import { resolveStrategy, type ApiObject, type CreateSubresource, type ResolvedStrategy, type Verb } from './strategy.js';
 import type { WatchHandle } from '../storage/types.js';
 import { storageFailure } from './storage-failure.js';
-import { timerDelay } from '../timers.js';
+import { timerDelay } from '../../cri/timers.js';
 import type { ComponentEndpoints } from '../observability/component-endpoints.js';
 import { NodeProxy } from './node-proxy.js';
 import { requestUser } from './auth/filter.js';

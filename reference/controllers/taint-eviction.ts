@@ -16,7 +16,7 @@ import { keyOf, splitKey } from '../client/informer.js';
 import { WorkQueue } from '../client/workqueue.js';
 import type { Controller, ControllerContext, ControllerDefinition } from './controller.js';
 import { toleratesTaint, type Taint, type Toleration } from '../taints.js';
-import { timerDelay } from '../timers.js';
+import { timerDelay } from '../../cri/timers.js';
 
 export const TAINT_EVICTION_CONTROLLER = 'taint-eviction-controller';
 
