@@ -2,17 +2,13 @@
 // kubelet's paths), on a real agent with the mock CRI runtime and the reference API server (token
 // authentication; the agent asks it TokenReview and SubjectAccessReview): real protocol clients, the agent
 // proxying to the runtime's streaming server; an unauthorised caller refused; upstream's 400/404/500.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { startReference } from '../../reference/server.js';
-import { startMockCri } from '../../mocks/cri/server.js';
-import { ApiClient } from '../../reference/client/api-client.js';
-import { startAgent } from '../../reference/agent/agent.js';
 import { httpsRequest } from './auth-fixtures.js';
 import { until } from './helpers.js';
-import { collect, spdyCommand, spdyConnect, wsCommand, wsConnect, type CommandResult, type Refusal } from '../helpers/streaming-clients.js';
+import { collect, spdyCommand, spdyConnect, startStreamingNode, wsCommand, wsConnect, type CommandResult, type Refusal } from '../helpers/streaming-clients.js';
 
 const ADMIN = 'streaming-test-admin-token';
 const NOBODY = 'streaming-test-nobody-token';
@@ -25,22 +21,7 @@ const done = (r: CommandResult | Refusal): CommandResult => {
 t.test('exec, attach and port forwarding through the agent', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-stream-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const ref = await startReference({
-    port: 0,
-    auth: { tokens: [{ token: ADMIN, user: 'admin', groups: ['system:masters'] }, { token: NOBODY, user: 'nobody', groups: [] }], authorizationMode: 'RBAC' },
-  });
-  t.teardown(() => ref.close());
-  const cri = await startMockCri({ socket: join(dir, 'cri', 'cri.sock'), root: join(dir, 'cri-state') });
-  t.teardown(() => cri.close());
-  const agent = await startAgent({
-    api: { url: ref.url, token: ADMIN }, criEndpoint: cri.criUrl, nodeName: 'n1', rootDir: join(dir, 'root'), relistPeriodMs: 200,
-    serve: { address: '127.0.0.1', port: 0 }, log: () => undefined,
-  });
-  t.teardown(() => agent.close());
-  const api = new ApiClient({ url: ref.url, token: ADMIN });
-  t.teardown(() => api.close());
-  const ca = readFileSync(agent.caFile!, 'utf8');
-  const as = (token: string, path: string) => ({ url: `${agent.url}${path}`, headers: { Authorization: `Bearer ${token}` }, tls: { ca } });
+  const { cri, agent, api, ca, as } = await startStreamingNode(t, dir, [{ token: ADMIN, user: 'admin', groups: ['system:masters'] }, { token: NOBODY, user: 'nobody', groups: [] }]);
 
   await api.create('/api/v1/namespaces/default/pods', {
     apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' },

@@ -7,6 +7,12 @@ import { request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { WebSocket } from 'ws';
 import { SpdyConnection, type SpdyStream } from '../../mocks/cri/streaming/spdy.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startReference } from '../../reference/server.js';
+import { startMockCri } from '../../mocks/cri/server.js';
+import { ApiClient } from '../../reference/client/api-client.js';
+import { startAgent } from '../../reference/agent/agent.js';
 
 export interface Target {
   url: string;
@@ -142,4 +148,27 @@ export async function spdyCommand(t: Target, protocols: string[], o: { stdin?: s
   const [out, err, status] = await withTimeout(Promise.all([stdout, stderr, errorText]), 'the command to end');
   conn.destroy('done');
   return { protocol: c.protocol, stdout: out, stderr: err, error: status };
+}
+
+/**
+ * A reference API server (token authentication, RBAC), the mock CRI and a reference agent serving on
+ * 127.0.0.1 in `dir`, all closed at teardown: the agent's /exec, /attach and /portForward to call, with
+ * `as(token, path)` giving the request options for one caller.
+ */
+export async function startStreamingNode(t: { teardown(fn: () => unknown): void }, dir: string, tokens: { token: string; user: string; groups: string[] }[]) {
+  const admin = tokens[0]!.token;
+  const ref = await startReference({ port: 0, auth: { tokens, authorizationMode: 'RBAC' } });
+  t.teardown(() => ref.close());
+  const cri = await startMockCri({ socket: join(dir, 'cri', 'cri.sock'), root: join(dir, 'cri-state') });
+  t.teardown(() => cri.close());
+  const agent = await startAgent({
+    api: { url: ref.url, token: admin }, criEndpoint: cri.criUrl, nodeName: 'n1', rootDir: join(dir, 'root'), relistPeriodMs: 200,
+    serve: { address: '127.0.0.1', port: 0 }, log: () => undefined,
+  });
+  t.teardown(() => agent.close());
+  const api = new ApiClient({ url: ref.url, token: admin });
+  t.teardown(() => api.close());
+  const ca = readFileSync(agent.caFile!, 'utf8');
+  const as = (token: string, path: string) => ({ url: `${agent.url}${path}`, headers: { Authorization: `Bearer ${token}` }, tls: { ca } });
+  return { ref, cri, agent, api, ca, as };
 }

@@ -3,18 +3,14 @@
 // flow control share nothing with the mock's (mocks/cri/streaming/spdy.ts), which the other streaming tests
 // use as their client. Its SYN_STREAMs also carry HTTP's `:method`, `:path`, `:version`, `:host` and
 // `:scheme`, which the server must tolerate as the kubelet's does.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import type { CriClient } from '../../../cri/proto.js';
 import { startCri } from './helpers.js';
 import { readAll, replied, spdyTransportCommand, spdyTransportConnect, type SpdyTransportSession } from '../../helpers/spdy-transport-client.js';
-import type { CommandResult, Refusal } from '../../helpers/streaming-clients.js';
-import { startReference } from '../../../reference/server.js';
-import { startMockCri } from '../../../mocks/cri/server.js';
-import { ApiClient } from '../../../reference/client/api-client.js';
-import { startAgent } from '../../../reference/agent/agent.js';
+import { startStreamingNode, type CommandResult, type Refusal } from '../../helpers/streaming-clients.js';
 import { until } from '../../agent/helpers.js';
 
 const SUCCESS = { metadata: {}, status: 'Success' };
@@ -133,19 +129,9 @@ t.test('the agent\'s /exec through spdy-transport', async (t) => {
   const ADMIN = 'independent-test-admin-token';
   const dir = mkdtempSync(join(tmpdir(), 'agent-indep-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const ref = await startReference({ port: 0, auth: { tokens: [{ token: ADMIN, user: 'admin', groups: ['system:masters'] }], authorizationMode: 'RBAC' } });
-  t.teardown(() => ref.close());
-  const cri = await startMockCri({ socket: join(dir, 'cri', 'cri.sock'), root: join(dir, 'cri-state') });
-  t.teardown(() => cri.close());
-  const agent = await startAgent({
-    api: { url: ref.url, token: ADMIN }, criEndpoint: cri.criUrl, nodeName: 'n1', rootDir: join(dir, 'root'), relistPeriodMs: 200,
-    serve: { address: '127.0.0.1', port: 0 }, log: () => undefined,
-  });
-  t.teardown(() => agent.close());
-  const api = new ApiClient({ url: ref.url, token: ADMIN });
-  t.teardown(() => api.close());
-  const ca = readFileSync(agent.caFile!, 'utf8');
-  const as = (path: string) => ({ url: `${agent.url}${path}`, headers: { Authorization: `Bearer ${ADMIN}` }, tls: { ca } });
+  const node = await startStreamingNode(t, dir, [{ token: ADMIN, user: 'admin', groups: ['system:masters'] }]);
+  const { api } = node;
+  const as = (path: string) => node.as(ADMIN, path);
   await api.create('/api/v1/namespaces/default/pods', {
     apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' },
     spec: { nodeName: 'n1', terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'busybox:1.36', command: ['sleep', 'infinity'] }] },
