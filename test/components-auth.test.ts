@@ -5,7 +5,6 @@
 // `scheduler` commands pointed at it with tokens of their own; then the filter's caching, its
 // always-allowed group and its failure answers against a fake API client.
 import t from 'tap';
-import { execaNode, type ResultPromise } from 'execa';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -13,23 +12,8 @@ import { join } from 'node:path';
 import { Agent, fetch } from 'undici';
 import { componentRequestAuth } from '../reference/components/request-auth.js';
 import { SUBJECT_ACCESS_REVIEWS_PATH, TOKEN_REVIEWS_PATH } from '../reference/auth-delegation/reviews.js';
-import { BIN, startServe } from './helpers/serve.js';
+import { startComponent, startServe } from './helpers/serve.js';
 
-/** Starts `orch-conformance <command> --secure-port 0 ...` and resolves with the URL it prints. */
-function startComponent(t: { teardown(fn: () => unknown): void }, command: 'controller-manager' | 'scheduler', args: readonly string[]): Promise<string> {
-  const proc: ResultPromise = execaNode(BIN, [command, '--secure-port', '0', ...args], { reject: false });
-  t.teardown(() => { proc.kill('SIGTERM'); });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const url = new RegExp(`^${command}: (\\S+)$`, 'm').exec(out)?.[1];
-      if (url) resolve(url);
-    });
-    proc.stderr!.on('data', (c: Buffer) => { out += c.toString(); });
-    proc.on('exit', () => reject(new Error(`${command} exited: ${out}`)));
-  });
-}
 
 const TOKENS = {
   admin: 'admin-secret',

@@ -7,7 +7,6 @@
 // facts), configured as runner/embedded.ts configures the in-process reference for the same facts.
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { execaNode, type ResultPromise } from 'execa';
 import t from 'tap';
 import { ALL_CASES } from '../suites/index.js';
 import { EMBEDDED_FACTS, groupByProfile, type Profile } from '../runner/embedded.js';
@@ -17,7 +16,7 @@ import { newRunId, runGroups, type TargetGroup } from '../runner/run.js';
 import type { TargetFacts } from '../runner/facts.js';
 import type { TargetConnection } from '../runner/client.js';
 import { startBrokenTarget } from './helpers/broken-target.js';
-import { BIN, startServe } from './helpers/serve.js';
+import { startComponent, startServe } from './helpers/serve.js';
 
 const CASES = ALL_CASES.filter((c) => (c.controllers?.length ?? 0) > 0);
 /** What the proxy adds to every request of the controller manager and the scheduler. */
@@ -25,21 +24,6 @@ const LATENCY_MS = 25;
 
 type Teardown = { teardown(fn: () => unknown): void };
 
-/** Starts `orch-conformance <command> ...` and resolves with the URL it prints as `<command>: <url>`. */
-function startComponent(t: Teardown, command: 'controller-manager' | 'scheduler', args: readonly string[]): Promise<string> {
-  const proc: ResultPromise = execaNode(BIN, [command, '--secure-port', '0', ...args], { reject: false });
-  t.teardown(() => { proc.kill('SIGTERM'); });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const url = new RegExp(`^${command}: (\\S+)$`, 'm').exec(out)?.[1];
-      if (url) resolve(url);
-    });
-    proc.stderr!.on('data', (c: Buffer) => { out += c.toString(); });
-    proc.on('exit', () => reject(new Error(`${command} exited: ${out}`)));
-  });
-}
 
 /** The API server alone, and the controller manager and scheduler as processes of their own behind a slow proxy. */
 async function startSplit(t: Teardown, profile: Profile): Promise<Omit<TargetGroup, 'cases'>> {

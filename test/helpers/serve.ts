@@ -34,3 +34,19 @@ export async function startServe(t: { teardown(fn: () => void): void }, args: re
     proc.on('exit', () => reject(new Error(`serve exited: ${out}`)));
   });
 }
+
+/** Starts `orch-conformance <command> --secure-port 0 ...` and resolves with the URL it prints as `<command>: <url>`. */
+export function startComponent(t: { teardown(fn: () => unknown): void }, command: 'controller-manager' | 'scheduler', args: readonly string[]): Promise<string> {
+  const proc: ResultPromise = execaNode(BIN, [command, '--secure-port', '0', ...args], { reject: false });
+  t.teardown(() => { proc.kill('SIGTERM'); });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const url = new RegExp(`^${command}: (\\S+)$`, 'm').exec(out)?.[1];
+      if (url) resolve(url);
+    });
+    proc.stderr!.on('data', (c: Buffer) => { out += c.toString(); });
+    proc.on('exit', () => reject(new Error(`${command} exited: ${out}`)));
+  });
+}
