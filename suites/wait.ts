@@ -74,25 +74,41 @@ export async function holdsFor(ctx: CaseContext, path: string, pred: (o: any) =>
   const slash = path.lastIndexOf('/');
   const collection = path.slice(0, slash);
   const name = path.slice(slash + 1);
-  const res = await ctx.api.get(path);
-  if (res.status !== 200) fail(what, expected, `GET ${path}: HTTP ${res.status}`);
-  let last = res.json;
-  if (!pred(last)) fail(what, expected, show(last?.status ?? last));
   const until = Date.now() + windowMs;
-  const w = await ctx.api.watch(collection, { fieldSelector: `metadata.name=${name}`, resourceVersion: last?.metadata?.resourceVersion, allowWatchBookmarks: false });
-  try {
-    if (w.status !== 200) fail(what, expected, `watch ${collection}: HTTP ${w.status}`);
-    for (;;) {
-      const left = until - Date.now();
-      if (left <= 0) return last;
-      const ev = await w.next(left);
-      if (!ev) return last;
-      if (ev.type === 'ERROR') fail(what, expected, `watch error: ${show(ev.object)}`);
-      if (ev.object?.metadata?.name !== name) continue;
-      last = ev.type === 'DELETED' ? { deleted: true, ...ev.object } : ev.object;
-      if (!pred(last)) fail(`${what} (within ${windowMs / 1000}s)`, expected, show(last?.status ?? last));
+  /** Reads the object and checks it: the first look, and again whenever the watch has to restart. */
+  const look = async (): Promise<any> => {
+    const res = await ctx.api.get(path);
+    if (res.status !== 200) fail(what, expected, `GET ${path}: HTTP ${res.status}`);
+    if (!pred(res.json)) fail(what, expected, show(res.json?.status ?? res.json));
+    return res.json;
+  };
+  let last = await look();
+  for (;;) {
+    const w = await ctx.api.watch(collection, { fieldSelector: `metadata.name=${name}`, resourceVersion: last?.metadata?.resourceVersion, allowWatchBookmarks: false });
+    try {
+      // A server may compact history at any time: a resourceVersion that expired between the read and
+      // the watch (410, as a status or an ERROR event) is no answer about the object, so read it again
+      // and watch from there, as informers relist.
+      if (w.status === 410) { last = await look(); continue; }
+      if (w.status !== 200) fail(what, expected, `watch ${collection}: HTTP ${w.status}`);
+      let expired = false;
+      while (!expired) {
+        const left = until - Date.now();
+        if (left <= 0) return last;
+        const ev = await w.next(left);
+        if (!ev) return last;
+        if (ev.type === 'ERROR') {
+          if (ev.object?.code === 410) { expired = true; continue; }
+          fail(what, expected, `watch error: ${show(ev.object)}`);
+        }
+        if (ev.object?.metadata?.name !== name) continue;
+        last = ev.type === 'DELETED' ? { deleted: true, ...ev.object } : ev.object;
+        if (!pred(last)) fail(`${what} (within ${windowMs / 1000}s)`, expected, show(last?.status ?? last));
+      }
+    } finally {
+      w.close();
     }
-  } finally {
-    w.close();
+    if (Date.now() >= until) return last;
+    last = await look();
   }
 }

@@ -24,8 +24,10 @@ async function suiteAgainst(serve: StartedServe, dir: string, label: string): Pr
   const report = join(dir, `${label}.json`);
   const r = await execaNode(BIN, ['run', '--api', serve.url, '--ca', serve.ca!, ...metrics, '--controllers', 'all', ...WINDOWS, '--reporter', `json=${report}`], { reject: false, timeout: 400_000 });
   if (r.exitCode !== 0 && r.exitCode !== 1) throw new Error(`run against ${label} exited ${r.exitCode}: ${r.stderr}`);
-  const cases = JSON.parse(readFileSync(report, 'utf8')).cases as Array<{ id: string; status: string; message?: string }>;
-  return new Map(cases.map((c) => [c.id, `${c.status}${c.message ? `: ${c.message}` : ''}`]));
+  const cases = JSON.parse(readFileSync(report, 'utf8')).cases as Array<{ id: string; status: string; message?: string; expected?: string; actual?: string }>;
+  // expected/actual too: a failure on CI must say what was seen, not only which assertion.
+  const detail = (c: { expected?: string; actual?: string }) => (c.expected || c.actual ? ` (expected ${c.expected ?? '?'}; actual ${c.actual ?? '?'})` : '');
+  return new Map(cases.map((c) => [c.id, `${c.status}${c.message ? `: ${c.message}` : ''}${detail(c)}`]));
 }
 
 const unavailable = etcdUnavailable();
