@@ -8,10 +8,14 @@ import {
   agentCase, containerStatus, createPodOnNode, criCallsFor, isRunning, podPath, runtimeId, sandboxIdsOf, waitFor, waitGone, RUN_IMAGE,
 } from './agent-kit.js';
 
-/** Creates a pod on the agent's node and waits until container `c` runs; returns it with the runtime's ids. */
+/**
+ * Creates a pod on the agent's node and waits until container `c` runs; returns it with the runtime's ids.
+ * The wait is as long as agent-kit's (20 s): a pod with init containers takes a sync round per init
+ * container, which a loaded CI machine stretches (15 s was seen to fall short there).
+ */
 async function runningPod(ctx: CaseContext, spec: Record<string, unknown> = {}, hint = 'pod'): Promise<{ pod: any; containerId: string; sandboxIds: string[] }> {
   const created = await createPodOnNode(ctx, spec, hint);
-  const pod = await waitFor(ctx, podPath(ctx, created.metadata.name), isRunning, 'the pod on the agent\'s node runs', 'status.phase Running with container c running', 15_000);
+  const pod = await waitFor(ctx, podPath(ctx, created.metadata.name), isRunning, 'the pod on the agent\'s node runs', 'status.phase Running with container c running');
   const containerId = runtimeId(containerStatus(pod, 'c')?.containerID);
   if (!containerId) fail('the running container reports its runtime id', 'containerStatuses[c].containerID <runtime>://<id>', show(containerStatus(pod, 'c')));
   const sandboxIds = await sandboxIdsOf(ctx, pod);
