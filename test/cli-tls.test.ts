@@ -17,7 +17,9 @@ import { BIN, startServe } from './helpers/serve.js';
 import { BREAKAGES } from './proof/index.js';
 import { metricsDebugCases } from '../suites/002-metrics-debug/index.js';
 import type { TargetConnection } from '../runner/client.js';
-import type { Case } from '../suites/case.js';
+import { AGENT_KINDS, type Case } from '../suites/case.js';
+import { ALL_CASES } from '../suites/index.js';
+import { GATES_OFF } from './helpers/gates-off.js';
 
 
 function tempDir(t: { teardown(fn: () => void): void }): string {
@@ -51,12 +53,16 @@ t.test('serve --cert-dir serves HTTPS; run --api https://... --ca <file> --focus
   t.equal(run2.exitCode, 0, `the reused pair still verifies: ${run2.stderr}`);
 });
 
-// No whole-suite run here: every case passes against `serve` through `run --api` in cli.test.ts (gates
-// off, --strict) and etcd-suite.test.ts (default gates), and against the embedded reference in the main
-// run. What this run adds is the user's first command with no other flag: a selection of cases that pass
-// over HTTPS (the API server's own metrics among them) and of cases that skip for want of a fact
-// (continue-token validity) or an agent.
-const NO_FLAG_SELECTION = '^(debug\\.https|api\\.list\\.continue|api\\.discovery|metrics\\.text|agent\\.sync\\.deletion)';
+// No whole-suite run here: every case runs against `serve` through `run --api` in etcd-suite.test.ts
+// (with the default-on gates off, --strict) and against the embedded reference in the main run. What
+// this run adds is the user's first command with no other flag: a selection of cases that pass over
+// HTTPS (the API server's own metrics among them), of cases that skip for want of a fact
+// (continue-token validity) or an agent, and every API and metrics case that needs one of the
+// default-on gates on: the etcd-suite run has those gates off, so this is where they run through
+// `run --api` with the gates read from serve.
+const GATED_ON = ALL_CASES.filter((c) => !c.needs.some((k) => AGENT_KINDS.has(k)) && Object.entries(c.gates ?? {}).some(([g, on]) => on && GATES_OFF.includes(g)));
+const escapeId = (id: string) => id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const NO_FLAG_SELECTION = `^(debug\\.https|api\\.list\\.continue|api\\.discovery|metrics\\.text|agent\\.sync\\.deletion)|^(${GATED_ON.map((c) => escapeId(c.id)).join('|')})$`;
 
 t.test('serve with no flags serves HTTPS; run --api URL --ca CA with no other flag passes, or skips for what it was not told', async (t) => {
   const s = await startServe(t);
@@ -79,6 +85,8 @@ t.test('serve with no flags serves HTTPS; run --api URL --ca CA with no other fl
   const skippedFor = (re: RegExp) => notPassed.some((c) => c.status === 'skipped' && re.test(c.message ?? ''));
   t.ok(skippedFor(/needs to know .*: pass --/) && skippedFor(/pass --agent <url>/), 'cases needing a fact or an agent skip and say what to pass', { notPassed });
   t.ok(r.cases.some((c: { id: string; status: string }) => c.id === 'debug.https.port' && c.status === 'passed'), 'the HTTPS cases among them');
+  const gatedRan = r.cases.filter((c: { id: string; status: string }) => GATED_ON.some((g) => g.id === c.id) && c.status === 'passed').length;
+  t.ok(GATED_ON.length > 20 && gatedRan > GATED_ON.length / 2, `the cases needing a default-on gate on ran with serve's defaults (${gatedRan} of ${GATED_ON.length} passed; the rest need a fact)`);
 
   s.proc.kill('SIGTERM');
   t.equal((await s.proc).exitCode, 0, 'serve stops on SIGTERM');

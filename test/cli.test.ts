@@ -7,51 +7,12 @@ import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BIN, startServe } from './helpers/serve.js';
-import { DECLARED_GATE_SKIP, GATES_OFF_FLAG, GATES_OFF_STATED } from './helpers/gates-off.js';
 
 const cli = (args: string[], opts: Record<string, unknown> = {}) => execaNode(BIN, args, { reject: false, timeout: 120_000, ...opts });
 const tmp = () => mkdtempSync(join(tmpdir(), 'oc-cli-'));
 
 // The README's main command (run without --api: every case against the embedded reference, every
 // reporter) is run once, by conformance-doc.test.ts, which also checks CONFORMANCE.md against its results.
-
-// `serve` here runs with the gates the spec names that are on by default turned off, and `run --api`
-// is told the same (`--gates`), strictly: every API and metrics case passes or skips naming its gate,
-// so no case leans on a gate it does not declare (the agent cases get the same in gates-off.test.ts;
-// helpers/gates-off.ts says why one run with all of them off is enough). The default gates through
-// `run --api` are covered by cli-tls.test.ts, which runs every case against serve's default HTTPS.
-t.test('run --api --gates against a serve with the same gates off: every case passes or skips naming its gate', async (t) => {
-  const { proc: serve, url } = await startServe(t, ['--plain-http', '--feature-gates', GATES_OFF_FLAG]);
-  const dir = tmp();
-  // This serve is plain HTTP, which the HTTPS cases fail by design; cli-tls.test.ts runs them
-  // against serve's default HTTPS.
-  const r = await cli(['run', '--api', url, '--gates', GATES_OFF_FLAG, '--strict', '--skip', '^debug\\.https\\.', '--reporter', `json=${dir}/r.json`], { timeout: 300_000 });
-  const report = JSON.parse(readFileSync(`${dir}/r.json`, 'utf8'));
-  const bad = (report.cases as any[]).filter((c) => c.status !== 'passed' && c.status !== 'skipped');
-  t.equal(r.exitCode, 0, `${r.stderr}${bad.map((c) => `\n${c.id}: ${c.status} ${c.message} expected=${c.expected} actual=${c.actual}`).join('')}`);
-  t.equal(report.target.embedded, false);
-  t.equal(report.target.api, url);
-  t.equal(report.summary.failed + report.summary.errored + report.summary.warned, 0, 'nothing fails, errors or warns (strict)');
-  // The run is told no target facts and no node agent: cases needing a fact, an agent or another
-  // gate state are skipped, saying so (cli-facts.test.ts runs the fact cases).
-  const skipped = report.cases.filter((c: any) => c.status === 'skipped');
-  t.same(skipped.filter((c: any) => !/needs feature gate|needs to know .*: pass --|pass --agent <url>|pass --cri-control|pass --agent-exec/.test(c.message)).map((c: any) => `${c.id}: ${c.message}`), [], 'skips are gate, fact or node-agent-target skips');
-  const gateSkips = skipped.filter((c: any) => /needs feature gate/.test(c.message));
-  // A gate the run states is the run's word; any other is read from serve's orch_feature_enabled.
-  t.same(gateSkips.filter((c: any) => !DECLARED_GATE_SKIP.test(c.message) && !/the target reports \w+=(true|false) \(orch_feature_enabled\)/.test(c.message)).map((c: any) => `${c.id}: ${c.message}`), [], 'each gate skip says where the gate state came from: the run (--gates) or the target');
-  // Each of the API server's gates turned off keeps some case from running: declared and read.
-  for (const [gate, on] of Object.entries(GATES_OFF_STATED)) {
-    if (gate === 'ContainerCheckpoint') continue; // the agent's: gates-off.test.ts
-    t.ok(gateSkips.some((c: any) => c.message.includes(`the run declares (--gates) ${gate}=${on}`)), `some case is skipped for ${gate}=${on}`);
-  }
-  t.equal(report.summary.passed + skipped.length, report.summary.total);
-  // The run left nothing behind on the server.
-  const list = await (await fetch(`${url}/apis/storage.orch.io/v1/storageclasses`)).json() as any;
-  t.same(list.items.filter((i: any) => i.metadata.labels?.['conformance.orch.io/run']), []);
-  serve.kill('SIGTERM');
-  const ended = await serve;
-  t.equal(ended.exitCode, 0, 'serve shuts down cleanly on SIGTERM');
-});
 
 t.test('a misbehaving target: the case fails, exit 1, and the report shows the exchange', async (t) => {
   // A target that answers every request with an empty JSON object.

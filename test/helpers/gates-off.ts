@@ -1,6 +1,6 @@
 // The gates the spec names that are on by default in 1.37 and not locked: the declared-gates tests
 // turn every one off at once (test/gates-off.test.ts for the agent cases on the embedded reference,
-// test/cli.test.ts for the API and metrics cases through `serve` and `run --api`).
+// test/etcd-suite.test.ts for the API and metrics cases through `serve` and `run --api`).
 //
 // Why one run with every such gate off at once, not one run per gate: each of these gates switches
 // its own surface only (ComponentStatusz /statusz, ComponentFlagz /flagz, NativeHistograms the native
