@@ -61,14 +61,16 @@ interface Listener { port: number; readonly flag: string; readonly defaulted: bo
  * the system refused (the error's own) and the flag that sets it.
  */
 function startFailure(err: NodeJS.ErrnoException & { port?: number; address?: string }, host: string, listeners: readonly Listener[]): string {
-  const at = listeners.find((l) => l.port !== 0 && l.port === err.port) ?? listeners[0]!;
-  const where = `${err.address ?? host}:${err.port ?? at.port} (${at.flag})`;
+  const at = listeners.find((l) => l.port !== 0 && l.port === err.port);
+  // A port refused: that port and its flag; anything else: the address the API server was to listen on.
+  const where = at ? `${err.address ?? host}:${at.port} (${at.flag})` : `${host}:${listeners[0]!.port}`;
+  const flag = at?.flag ?? '--api-port';
   switch (err.code) {
-    case 'EADDRINUSE': return `${where}: port in use: another process listens there; stop it or pick another ${at.flag} (0 picks a free one)`;
-    case 'EACCES': return `${where}: permission denied: ports below 1024 need privileges; pick another ${at.flag}`;
-    case 'EADDRNOTAVAIL': return 'this machine has no such address: check --host';
-    case 'ENOTFOUND': return 'no such host name: check --host';
-    default: return err.message;
+    case 'EADDRINUSE': return `${where}: port in use: another process listens there; stop it or pick another ${flag} (0 picks a free one)`;
+    case 'EACCES': return `${where}: permission denied: ports below 1024 need privileges; pick another ${flag}`;
+    case 'EADDRNOTAVAIL': return `${where}: this machine has no such address: check --host`;
+    case 'ENOTFOUND': return `${where}: no such host name: check --host`;
+    default: return `${where}: ${err.message}`;
   }
 }
 
@@ -154,7 +156,7 @@ export async function cmdServe(argv: any, flags: Record<string, string>): Promis
         taken.port = 0;
         continue;
       }
-      throw new UsageError(`cannot start the reference: ${startFailure(e, argv.host, listeners)}`);
+      throw new UsageError(`cannot start the reference on ${startFailure(e, argv.host, listeners)}`);
     }
   }
   const kubeconfig = writeKubeconfig(kubeconfigYaml(ref.url, admin.token, ref.caPem), { out: argv.kubeconfigOut, dir: tls.tempDir });
