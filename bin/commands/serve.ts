@@ -159,7 +159,13 @@ export async function cmdServe(argv: any, flags: Record<string, string>): Promis
       throw new UsageError(`cannot start the reference on ${startFailure(e, argv.host, listeners)}`);
     }
   }
-  const kubeconfig = writeKubeconfig(kubeconfigYaml(ref.url, admin.token, ref.caPem), { out: argv.kubeconfigOut, dir: tls.tempDir });
+  let kubeconfig;
+  try {
+    kubeconfig = writeKubeconfig(kubeconfigYaml(ref.url, admin.token, ref.caPem), { out: argv.kubeconfigOut, dir: tls.tempDir });
+  } catch (err) {
+    await ref.close();
+    throw new UsageError(`--kubeconfig-out ${String(argv.kubeconfigOut)}: cannot write it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
   // The CA first: "api:" is the line callers wait for, and everything is known once it is out.
   if (tls.caFile) process.stdout.write(`ca: ${tls.caFile}\n`);
   // For agents' --client-ca-file (authentication.x509.clientCAFile): they accept the node proxy with it.
