@@ -38,6 +38,18 @@ async function eventually(what: string, fn: () => Promise<boolean>, timeoutMs = 
   }
 }
 
+// Started at once, beside the first test (it only waits for serve to refuse): a port held here, asked for by --scheduler-port.
+const companionPortTaken = (async () => {
+  const port = await freePort();
+  const busy = createServer().listen(port, '127.0.0.1');
+  await new Promise((r) => busy.once('listening', r));
+  try {
+    return { port, r: await execaNode(BIN, ['serve', '--api-port', '0', '--scheduler-port', String(port), '--controllers', ''], { reject: false, timeout: 60_000 }) };
+  } finally {
+    busy.close();
+  }
+})();
+
 t.test('serve\'s kubeconfig with RBAC on: kubectl, the bootstrap roles, a view binding, two serve side by side', async (t) => {
   writeFileSync(join(dir, 'tokens.csv'), 'alice-token,alice,100\n');
   const out = join(dir, 'admin.kubeconfig');
@@ -119,11 +131,7 @@ t.test('serve\'s kubeconfig with RBAC on: kubectl, the bootstrap roles, a view b
 });
 
 t.test('a companion port taken: the error names the port and its flag', async (t) => {
-  const port = await freePort();
-  const busy = createServer().listen(port, '127.0.0.1');
-  await new Promise((r) => busy.once('listening', r));
-  t.teardown(() => { busy.close(); });
-  const r = await execaNode(BIN, ['serve', '--api-port', '0', '--scheduler-port', String(port), '--controllers', ''], { reject: false, timeout: 60_000 });
+  const { port, r } = await companionPortTaken;
   t.equal(r.exitCode, 2);
   t.match(r.stderr, `127.0.0.1:${port} (--scheduler-port): port in use`);
   t.match(r.stderr, 'pick another --scheduler-port');
