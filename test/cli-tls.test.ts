@@ -120,7 +120,7 @@ t.test('serve on a port in use: the usage error line only, exit 2', async (t) =>
     // (the ts-node fork under tap writes v8-compile-cache-<uid> there from inherited loader flags).
     t.same(readdirSync(tmp).filter((f) => f.startsWith('orch-conformance-')), [], 'no certificate directory left in the temp dir');
     t.equal(r.stdout, '', 'no ca: or api: line');
-    t.match(r.stderr, new RegExp(`^orch-conformance: cannot start the reference on 127\\.0\\.0\\.1:${port}: port in use[^\n]*--api-port[^\n]*$`), 'one line, naming the fix');
+    t.match(r.stderr, new RegExp(`^orch-conformance: cannot start the reference on 127\\.0\\.0\\.1:${port} \\(--api-port\\): port in use[^\n]*--api-port[^\n]*$`), 'one line, naming the fix');
     t.notMatch(r.stderr, /\n|\bat \S+ \(|EADDRINUSE/, 'no stack trace, no system error code');
   }
 });

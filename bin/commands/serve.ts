@@ -10,6 +10,8 @@ import { UsageError } from '../../runner/errors.js';
 import { EXIT } from './exit-codes.js';
 import { controllerList, controllerSettings, portOf } from './components.js';
 import { storageFromFlags } from './storage-flags.js';
+import { adminToken, kubeconfigYaml, writeKubeconfig } from './serve-kubeconfig.js';
+import { createServer } from 'node:net';
 
 /** The API server's health check names on either storage (the checks themselves are never run here). */
 const API_SERVER_CHECK_NAMES = [...new Set([{}, { backend: 'etcd' }].flatMap((storage) => Object.values(apiServerHealthChecks({
@@ -42,14 +44,33 @@ function byteSize(value: unknown, flag: string): number | undefined {
   return n;
 }
 
-/** Why the reference could not listen, in words rather than the system's error code. */
-function startFailure(err: NodeJS.ErrnoException): string {
+/** Whether nothing listens on host:port now (a companion's upstream port, before it is taken). */
+function portFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, host, () => probe.close(() => resolve(true)));
+  });
+}
+
+/** A port the reference listens on, the flag that sets it, and whether the user left it to serve. */
+interface Listener { port: number; readonly flag: string; readonly defaulted: boolean }
+
+/**
+ * Why the reference could not listen, in words rather than the system's error code, naming the port
+ * the system refused (the error's own) and the flag that sets it.
+ */
+function startFailure(err: NodeJS.ErrnoException & { port?: number; address?: string }, host: string, listeners: readonly Listener[]): string {
+  const at = listeners.find((l) => l.port !== 0 && l.port === err.port);
+  // A port refused: that port and its flag; anything else: the address the API server was to listen on.
+  const where = at ? `${err.address ?? host}:${at.port} (${at.flag})` : `${host}:${listeners[0]!.port}`;
+  const flag = at?.flag ?? '--api-port';
   switch (err.code) {
-    case 'EADDRINUSE': return 'port in use: another process listens there; stop it or pick another --api-port (0 picks a free one)';
-    case 'EACCES': return 'permission denied: ports below 1024 need privileges; pick another --api-port';
-    case 'EADDRNOTAVAIL': return 'this machine has no such address: check --host';
-    case 'ENOTFOUND': return 'no such host name: check --host';
-    default: return err.message;
+    case 'EADDRINUSE': return `${where}: port in use: another process listens there; stop it or pick another ${flag} (0 picks a free one)`;
+    case 'EACCES': return `${where}: permission denied: ports below 1024 need privileges; pick another ${flag}`;
+    case 'EADDRNOTAVAIL': return `${where}: this machine has no such address: check --host`;
+    case 'ENOTFOUND': return `${where}: no such host name: check --host`;
+    default: return `${where}: ${err.message}`;
   }
 }
 
@@ -106,17 +127,44 @@ export async function cmdServe(argv: any, flags: Record<string, string>): Promis
     throw err;
   }
   if (agentClient.cleanup) process.once('exit', agentClient.cleanup);
-  // The companions: upstream's ports by default, free ones when the API port is picked freely (so
-  // several serve processes can run side by side, as tests do).
-  const companionPort = (v: unknown, flag: string, upstream: number) => (v === undefined ? (port === 0 ? 0 : upstream) : portOf(v, flag));
+  // The companions: the port asked for; else upstream's, or a free one when the API port is picked
+  // freely or upstream's is taken (another serve on this machine): several serve processes run side by side.
+  const companion = async (v: unknown, flag: string, upstream: number): Promise<Listener> => (v !== undefined
+    ? { port: portOf(v, flag), flag, defaulted: false }
+    : { port: port !== 0 && await portFree(argv.host, upstream) ? upstream : 0, flag, defaulted: true });
   const controllers = controllerList(argv.controllers);
-  const controllerManager = controllers?.length === 0 ? false as const : { controllers, settings: controllerSettings(argv), port: companionPort(argv.controllerManagerPort, '--controller-manager-port', 10257) };
-  const scheduler = argv.scheduler === false ? false as const : { port: companionPort(argv.schedulerPort, '--scheduler-port', 10259) };
+  const cmListener = controllers?.length === 0 ? undefined : await companion(argv.controllerManagerPort, '--controller-manager-port', 10257);
+  const schedListener = argv.scheduler === false ? undefined : await companion(argv.schedulerPort, '--scheduler-port', 10259);
+  const listeners = [{ port, flag: '--api-port', defaulted: false }, cmListener, schedListener].filter((l) => l !== undefined);
+  // The kubeconfig's credential: an administrator token the server knows (with authentication off
+  // everything is allowed, and the token is simply not looked at).
+  const admin = adminToken();
+  if (auth) auth = { ...auth, tokens: [...auth.tokens, admin] };
   let ref;
+  for (;;) {
+    const controllerManager = cmListener ? { controllers, settings: controllerSettings(argv), port: cmListener.port } : false as const;
+    const scheduler = schedListener ? { port: schedListener.port } : false as const;
+    try {
+      ref = await startReference({ ...storage, host: argv.host, port, featureGates, flags, continueTtlSeconds: continueTtl, compactionIntervalSeconds: compactionInterval, healthFaults, bookmarkIntervalSeconds: bookmarkInterval, maxWatchPendingBytes, debugPlantCorrupt: argv.debugPlantCorrupt, tls: tls.cert, auth, controllerManager, scheduler, defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds, agentClientCert: agentClient.cert, agentCaPem: agentClient.agentCaPem, nodeProxyAllowLoopback: argv.nodeProxyAllowLoopback === true });
+      break;
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException & { port?: number };
+      const taken = e.code === 'EADDRINUSE' ? listeners.find((l) => l.defaulted && l.port !== 0 && l.port === e.port) : undefined;
+      // Another process took a companion's upstream port between the probe and the start (two serve
+      // started at once): that companion takes a free port, as it would have after the probe.
+      if (taken) {
+        taken.port = 0;
+        continue;
+      }
+      throw new UsageError(`cannot start the reference on ${startFailure(e, argv.host, listeners)}`);
+    }
+  }
+  let kubeconfig;
   try {
-    ref = await startReference({ ...storage, host: argv.host, port, featureGates, flags, continueTtlSeconds: continueTtl, compactionIntervalSeconds: compactionInterval, healthFaults, bookmarkIntervalSeconds: bookmarkInterval, maxWatchPendingBytes, debugPlantCorrupt: argv.debugPlantCorrupt, tls: tls.cert, auth, controllerManager, scheduler, defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds, agentClientCert: agentClient.cert, agentCaPem: agentClient.agentCaPem, nodeProxyAllowLoopback: argv.nodeProxyAllowLoopback === true });
+    kubeconfig = writeKubeconfig(kubeconfigYaml(ref.url, admin.token, ref.caPem), { out: argv.kubeconfigOut, dir: tls.tempDir });
   } catch (err) {
-    throw new UsageError(`cannot start the reference on ${argv.host}:${port}: ${startFailure(err as NodeJS.ErrnoException)}`);
+    await ref.close();
+    throw new UsageError(`--kubeconfig-out ${String(argv.kubeconfigOut)}: cannot write it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   // The CA first: "api:" is the line callers wait for, and everything is known once it is out.
   if (tls.caFile) process.stdout.write(`ca: ${tls.caFile}\n`);
@@ -125,6 +173,8 @@ export async function cmdServe(argv: any, flags: Record<string, string>): Promis
   // The companions first: "api:" stays the last line, the one callers wait for.
   if (ref.components.controllerManager) process.stdout.write(`controller-manager: ${ref.components.controllerManager.url}\n`);
   if (ref.components.scheduler) process.stdout.write(`scheduler: ${ref.components.scheduler.url}\n`);
+  // For kubectl --kubeconfig and run --kubeconfig: the URL, the CA and an administrator's token.
+  process.stdout.write(`kubeconfig: ${kubeconfig}\n`);
   process.stdout.write(`api: ${ref.url}\n`);
   await stopped;
   await ref.close();

@@ -23,6 +23,7 @@ import type { WatchBounds } from './watch-budget.js';
 import { Registry } from './registry.js';
 import { admissionChain, type Admission } from './store.js';
 import type { ResourceStrategy } from './strategy.js';
+import { reconcileBootstrapRoles } from './auth/reconcile-bootstrap.js';
 import { ensureInitialNamespaces, NamespaceLifecycle, namespaceStrategy } from '../resources/namespace.js';
 import type { Storage } from '../storage/types.js';
 import { InstrumentedStorage, StorageMetrics } from '../storage/instrumented.js';
@@ -144,6 +145,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const nsStore = registry.byGroupResource('', 'namespaces')!;
   let registered = false;
   await ensureInitialNamespaces(nsStore);
+  // Upstream's rbac/bootstrap-roles post-start hook, before the server answers anyone.
+  await reconcileBootstrapRoles(registry);
   if (opts.garbageCollection === false) for (const store of registry.stores) store.garbageCollection = false;
   const controllers: Controller[] = (opts.controllers ?? []).map((make) => make(registry!, opts.storage, log));
   registered = true;

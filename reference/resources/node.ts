@@ -126,6 +126,9 @@ export const nodeStrategy = defineStrategy({
   // Upstream: metadata.name and spec.unschedulable (a bool, "false" when unset).
   fieldSelectors: { 'spec.unschedulable': fieldAt('spec.unschedulable', 'false') },
   hasStatus: true,
+  // The node proxy (apiserver/node-proxy.ts), listed as upstream lists it: GET, POST, PUT, PATCH and
+  // DELETE map to these verbs (HEAD and OPTIONS to get and create).
+  connectSubresources: { proxy: { kind: 'NodeProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] } },
   // Upstream's node registry does not return the deleted object.
   deleteResponse: 'status',
   // Upstream core/v1 tags: podCIDRs merge as a set, conditions on type, addresses on type (atomic for apply).

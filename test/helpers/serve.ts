@@ -15,11 +15,13 @@ export interface StartedServe {
   agentClientCa?: string;
   /** The companions' URLs from the `controller-manager:` and `scheduler:` lines, by name. */
   components?: Record<string, string>;
+  /** From the `kubeconfig:` line: the admin kubeconfig serve wrote. */
+  kubeconfig?: string;
 }
 
-/** Starts `serve --api-port 0 <args>` and resolves once it printed its API URL. */
+/** Starts `serve --api-port 0 <args>` (or the --api-port in `args`) and resolves once it printed its API URL. */
 export async function startServe(t: { teardown(fn: () => void): void }, args: readonly string[] = []): Promise<StartedServe> {
-  const proc = execaNode(BIN, ['serve', '--api-port', '0', ...args], { reject: false });
+  const proc = execaNode(BIN, ['serve', ...(args.includes('--api-port') ? [] : ['--api-port', '0']), ...args], { reject: false });
   t.teardown(() => { proc.kill('SIGTERM'); });
   return new Promise<StartedServe>((resolve, reject) => {
     let out = '';
@@ -28,7 +30,7 @@ export async function startServe(t: { teardown(fn: () => void): void }, args: re
       const url = /^api: (\S+)$/m.exec(out)?.[1];
       if (url) {
         const components = Object.fromEntries([...out.matchAll(/^(controller-manager|scheduler): (\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
-        resolve({ proc, url, ca: /^ca: (\S+)$/m.exec(out)?.[1], agentClientCa: /^agent-client-ca: (\S+)$/m.exec(out)?.[1], components });
+        resolve({ proc, url, ca: /^ca: (\S+)$/m.exec(out)?.[1], agentClientCa: /^agent-client-ca: (\S+)$/m.exec(out)?.[1], components, kubeconfig: /^kubeconfig: (\S+)$/m.exec(out)?.[1] });
       }
     });
     proc.on('exit', () => reject(new Error(`serve exited: ${out}`)));

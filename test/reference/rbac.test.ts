@@ -220,18 +220,19 @@ t.test('aggregation controller (clusterrole-aggregation-controller, a client of 
   const u = srv.url;
   const cm = await startControllerManager({ api: { url: u }, controllers: ['clusterrole-aggregation-controller'], serve: false, log: () => undefined });
   t.teardown(() => cm.close());
+  // Not named view: the bootstrap view role (aggregated from its own label) exists from the start.
   const sel = { clusterRoleSelectors: [{ matchLabels: { 'agg.orch.io/view': 'true' } }] };
-  await call(u, 'POST', CR, obj('ClusterRole', 'view', { aggregationRule: sel, rules: [{ verbs: ['delete'], apiGroups: [''], resources: ['secrets'] }] }));
+  await call(u, 'POST', CR, obj('ClusterRole', 'agg-view', { aggregationRule: sel, rules: [{ verbs: ['delete'], apiGroups: [''], resources: ['secrets'] }] }));
   const r1 = { verbs: ['get'], apiGroups: [''], resources: ['pods'] };
   const r2 = { verbs: ['list'], apiGroups: ['apps'], resources: ['deployments'] };
   await call(u, 'POST', CR, { ...obj('ClusterRole', 'b-part', { rules: [r2, r1] }), metadata: { name: 'b-part', labels: { 'agg.orch.io/view': 'true' } } });
   await call(u, 'POST', CR, { ...obj('ClusterRole', 'a-part', { rules: [r1] }), metadata: { name: 'a-part', labels: { 'agg.orch.io/view': 'true' } } });
   await call(u, 'POST', CR, obj('ClusterRole', 'unrelated', { rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }] }));
-  const rulesBecome = (want: unknown[]) => eventually(async () => isDeepStrictEqual((await call(u, 'GET', `${CR}/view`)).body.rules, want));
+  const rulesBecome = (want: unknown[]) => eventually(async () => isDeepStrictEqual((await call(u, 'GET', `${CR}/agg-view`)).body.rules, want));
   await rulesBecome([r1, r2]);
   t.pass('union of the matched roles, in name order, without repeats; direct rules overwritten');
-  const view = (await call(u, 'GET', `${CR}/view`)).body;
-  t.equal((await call(u, 'PUT', `${CR}/view`, { ...view, rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }] })).status, 200);
+  const view = (await call(u, 'GET', `${CR}/agg-view`)).body;
+  t.equal((await call(u, 'PUT', `${CR}/agg-view`, { ...view, rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }] })).status, 200);
   await rulesBecome([r1, r2]);
   t.pass('a direct change is overwritten');
   await call(u, 'DELETE', `${CR}/b-part`);

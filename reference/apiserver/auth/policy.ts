@@ -1,9 +1,11 @@
 // PolicyRule matching (upstream rbac/v1 helpers, RuleAllows) and the built-in roles every cluster
-// has from its first start (upstream's bootstrap policy). Upstream writes the bootstrap roles to
-// storage; here they are built in, and a stored ClusterRole of the same name takes precedence.
+// has from its first start (upstream's bootstrap policy). As upstream, the roles are written to
+// storage at start (reconcile-bootstrap.ts) and the stored ones are what RBAC reads; the rules here
+// stay a fallback for a non-aggregated role that is not stored. The bootstrap bindings are built in.
 import { RBAC_GROUP, type PolicyRule } from '../../resources/rbac.js';
 import type { RequestInfo } from './request-info.js';
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, SUPERUSER_GROUP } from './user.js';
+import { AGGREGATED_CLUSTER_ROLES, NODE_ROLE, NODES_GROUP, type BootstrapClusterRole } from './bootstrap-roles.js';
 
 const ALL = '*';
 
@@ -105,7 +107,19 @@ export const BOOTSTRAP_CLUSTER_ROLES: ReadonlyMap<string, readonly PolicyRule[]>
   ]],
   // Metrics and the debug pages: for monitoring agents, not for every user.
   ['system:monitoring', [get('/metrics', '/metrics/slis', '/livez', '/readyz', '/healthz', '/livez/*', '/readyz/*', '/healthz/*', '/statusz', '/flagz')]],
+  // The sources of the aggregated admin, edit and view, and the node agents' role (bootstrap-roles.ts).
+  ...[...AGGREGATED_CLUSTER_ROLES, NODE_ROLE].filter((r) => r.rules).map((r): [string, readonly PolicyRule[]] => [r.name, r.rules!]),
 ]);
+
+/**
+ * Every bootstrap ClusterRole as reconcile-bootstrap.ts writes it: the roles above, then admin, edit
+ * and view (aggregated: their rules are the ClusterRole aggregation controller's to fill in).
+ */
+export const ALL_BOOTSTRAP_CLUSTER_ROLES: readonly BootstrapClusterRole[] = [
+  ...[...BOOTSTRAP_CLUSTER_ROLES].filter(([name]) => !AGGREGATED_CLUSTER_ROLES.some((r) => r.name === name) && name !== NODE_ROLE.name).map(([name, rules]) => ({ name, rules })),
+  NODE_ROLE,
+  ...AGGREGATED_CLUSTER_ROLES,
+];
 
 export interface BootstrapBinding {
   readonly name: string;
@@ -123,4 +137,6 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly BootstrapBinding[] = [
   { name: 'system:agent-api-admin', role: 'system:agent-api-admin', groups: [AGENT_CLIENT_GROUP] },
   { name: 'system:orch-controller-manager', role: 'system:orch-controller-manager', groups: [CONTROLLER_MANAGER_GROUP] },
   { name: 'system:orch-scheduler', role: 'system:orch-scheduler', groups: [SCHEDULER_GROUP] },
+  // No Node authorizer here: agents authenticated in group system:nodes hold system:node by binding.
+  { name: 'system:node', role: 'system:node', groups: [NODES_GROUP] },
 ];
