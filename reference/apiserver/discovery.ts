@@ -88,6 +88,9 @@ export function apiResourceList(registry: Registry, group: string, version: stri
         verbs: ['create'],
       });
     }
+    for (const [sub, { kind, verbs }] of Object.entries(s.connectSubresources ?? {})) {
+      subresources.push({ name: `${s.resource}/${sub}`, singularName: '', namespaced: s.namespaced, kind, verbs: [...verbs] });
+    }
     resources.push(...subresources.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };

@@ -111,6 +111,11 @@ export interface ResourceStrategy {
   /** Create-only subresources beside `status`, by name (`binding` serves `pods/{name}/binding`). */
   readonly subresources?: Readonly<Record<string, CreateSubresource>>;
   /**
+   * Subresources a connecter serves outside the generic handler (upstream rest.Connecter: pods/exec,
+   * attach, portforward), by name: for discovery only, their options kind and verbs.
+   */
+  readonly connectSubresources?: Readonly<Record<string, { readonly kind: string; readonly verbs: readonly string[] }>>;
+  /**
    * Serves `<name>/finalize`, PUT only (upstream's namespaces/finalize): an update of the object in
    * which `prepareForUpdate` is not applied (so spec.finalizers may change) and status stays.
    */

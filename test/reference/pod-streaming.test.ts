@@ -158,6 +158,13 @@ t.test('exec, attach and port forwarding through the API server', async (t) => {
     t.match(JSON.parse(plain.body), { kind: 'Status', reason: 'BadRequest', message: 'Upgrade request required' });
   });
 
+  t.test('discovery lists the three subresources as upstream does', async (t) => {
+    const list = (await api.get('/api/v1')).resources as any[];
+    for (const [sub, kind] of [['attach', 'PodAttachOptions'], ['exec', 'PodExecOptions'], ['portforward', 'PodPortForwardOptions']]) {
+      t.same(list.find((r) => r.name === `pods/${sub}`), { name: `pods/${sub}`, singularName: '', namespaced: true, kind, verbs: ['create', 'get'] });
+    }
+  });
+
   t.test('an upgrade header on any other path: served as a plain request', async (t) => {
     const r = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = httpRequest(`${ref.url}/api/v1/namespaces/default/pods/web`, { headers: { Authorization: `Bearer ${ADMIN}`, Connection: 'Upgrade', Upgrade: 'h2c' } }, (res) => {
