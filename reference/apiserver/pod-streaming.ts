@@ -139,6 +139,12 @@ export class PodStreaming {
     const client = upgrade.socket as Socket;
     res.detachSocket(client);
     res.statusCode = answer.status;
+    // The client left while the agent was answering: nothing to forward, nothing may stay open.
+    if (client.destroyed || !client.writable) {
+      backend.destroy();
+      client.destroy();
+      return finished(res);
+    }
     if (tunnel.length && answer.status === 101) {
       if (!/\bupgrade\b/i.test(answer.headers.get('connection') ?? '') || !/spdy\/3\.1/i.test(answer.headers.get('upgrade') ?? '')) {
         client.end(rawAnswer(500, 'unable to upgrade: missing upgrade headers in response'));
