@@ -105,6 +105,8 @@ export interface ReferenceOptions {
    * off: loopback and link-local node addresses are refused, and this server's own address always.
    */
   nodeProxyAllowLoopback?: boolean;
+  /** Bounds on pods/exec, attach and portforward sessions (idle timeout, open sessions; pod-streaming.ts defaults). */
+  agentStreaming?: { idleTimeoutMs?: number; maxSessions?: number };
   /**
    * tolerationSeconds of the `node.orch.io/not-ready:NoExecute` toleration the DefaultTolerationSeconds
    * admission adds to pods without one (`serve --default-not-ready-toleration-seconds`, default 300).
@@ -174,7 +176,7 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Runni
     const cmToken = opts.controllerManager === false ? undefined : companionToken(CONTROLLER_MANAGER_GROUP);
     const schedToken = opts.scheduler === false ? undefined : companionToken(SCHEDULER_GROUP);
     const systemTokens = [cmToken, schedToken].filter((t) => t !== undefined);
-    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, admission: REFERENCE_ADMISSION, admissionSettings: { defaultNotReadyTolerationSeconds: opts.defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds: opts.defaultUnreachableTolerationSeconds }, host: opts.host, port: opts.port, featureGates, identity, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, watchBounds: { maxTotalPendingBytes: opts.maxWatchPendingBytes }, tls, auth: opts.auth, systemTokens, agentProxy: { preferredAddressTypes: opts.agentPreferredAddressTypes, caPem: opts.agentCaPem, clientCert: opts.agentClientCert, allowLoopback: opts.nodeProxyAllowLoopback } });
+    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, admission: REFERENCE_ADMISSION, admissionSettings: { defaultNotReadyTolerationSeconds: opts.defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds: opts.defaultUnreachableTolerationSeconds }, host: opts.host, port: opts.port, featureGates, identity, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, watchBounds: { maxTotalPendingBytes: opts.maxWatchPendingBytes }, tls, auth: opts.auth, systemTokens, agentProxy: { preferredAddressTypes: opts.agentPreferredAddressTypes, caPem: opts.agentCaPem, clientCert: opts.agentClientCert, allowLoopback: opts.nodeProxyAllowLoopback, streaming: opts.agentStreaming } });
     const companions: Array<{ close(): Promise<void> }> = [];
     const closeAll = async () => {
       await Promise.all(companions.map((c) => c.close()));

@@ -3,7 +3,7 @@
 // controller manager beside it: the namespace controller, the garbage collector and the other
 // controllers are API clients, never part of the server); tests use it directly with their own
 // strategies.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { ApiHandler } from './handler.js';
@@ -17,6 +17,7 @@ import { rbacEscalationCheck } from './auth/escalation.js';
 import { Reviews } from './auth/reviews.js';
 import type { StaticToken } from './auth/token-file.js';
 import { NodeProxy, type ProxyConnect } from './node-proxy.js';
+import { handOverUpgrade, isStreamingUrl, PodStreaming } from './pod-streaming.js';
 import type { Resolver } from './proxy-target.js';
 import { generateAgentClientCert, type AgentClientCert } from './agent-client-cert.js';
 import type { WatchBounds } from './watch-budget.js';
@@ -93,6 +94,8 @@ export interface ApiServerOptions {
     readonly connect?: ProxyConnect;
     /** Connect and response-header timeout, ms (default 30 s). */
     readonly timeoutMs?: number;
+    /** Bounds on pods/exec, attach and portforward sessions (pod-streaming.ts defaults). */
+    readonly streaming?: { readonly idleTimeoutMs?: number; readonly maxSessions?: number };
   };
 }
 
@@ -177,11 +180,14 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     authenticateToken: (t) => auth.authenticator.authenticateToken(t), authorizer: auth.authorizer,
     ruleResolver: auth.authorizer instanceof RbacAuthorizer ? auth.authorizer : undefined,
   });
+  const { streaming: streamingBounds, ...agentOptions } = proxyOptions;
+  const nodeProxy = new NodeProxy({ registry, clientCert: agentClientCert, ...agentOptions, self: () => (server.address() as AddressInfo | null) ?? undefined });
+  const podStreaming = new PodStreaming({ registry, agents: nodeProxy, authorizer: auth.authorizer, ...streamingBounds, log });
   const handler = new ApiHandler({
     registry, minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds, continueTtlSeconds: opts.continueTtlSeconds, sharedStorage: opts.storage.shared, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, log, endpoints,
     watchBounds: opts.watchBounds, onWatcherTerminated: (group, resource) => metrics.watcherTerminated(group, resource),
     reviews: { answer: (s, obj, req) => reviews.answer(s, obj, requestUser(req)) },
-    nodeProxy: new NodeProxy({ registry, clientCert: agentClientCert, ...proxyOptions, self: () => (server.address() as AddressInfo | null) ?? undefined }),
+    nodeProxy, podStreaming,
   });
   const serve = metrics.instrument(opts.auth ? withAuth(auth, handler.handle, log) : handler.handle);
   // https.Server is an http.Server on TLS sockets: watches, keep-alive and close() work alike.
@@ -195,6 +201,20 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   // node proxy neither).
   server.on('connect', (_req: IncomingMessage, socket: Socket) => answerRaw(socket, METHOD_NOT_ALLOWED));
   server.on(opts.tls ? 'secureConnection' : 'connection', lingerOnClose);
+  // Upgrades to pods/exec, attach and portforward go through authentication, authorization and the
+  // handler like any request, with a response on the socket for refusals; the handler takes the
+  // socket over once it forwards the upgrade (pod-streaming.ts). Any other upgrade request is served
+  // as the plain request it also is, as before there was a listener (Node then never upgrades).
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    if (!isStreamingUrl(req.url ?? '/')) return servePlain(server, opts.tls !== undefined, req, socket, head);
+    handOverUpgrade(req, socket, head);
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket);
+    res.on('finish', () => socket.destroySoon());
+    socket.on('error', () => socket.destroy());
+    serve(req, res);
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -225,6 +245,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
         shuttingDown = true;
         for (const c of controllers) c.stop();
         handler.closeWatches();
+        podStreaming.closeAll();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         // Idle keep-alive sockets would otherwise hold close() for the keep-alive timeout.
         server.closeIdleConnections();
@@ -234,6 +255,26 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
         await closed;
       })()),
   };
+}
+
+/**
+ * Hands an upgrade request that is not a streaming subresource back to the HTTP server as a plain
+ * request: its head again, without the upgrade, then the bytes already read, on the same socket.
+ */
+function servePlain(server: Server, tls: boolean, req: IncomingMessage, socket: Socket, head: Buffer): void {
+  const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    if (/^upgrade$/i.test(name)) continue;
+    if (/^connection$/i.test(name)) {
+      const kept = req.rawHeaders[i + 1]!.split(',').map((v) => v.trim()).filter((v) => v && v.toLowerCase() !== 'upgrade');
+      if (kept.length) lines.push(`${name}: ${kept.join(', ')}`);
+      continue;
+    }
+    lines.push(`${name}: ${req.rawHeaders[i + 1]}`);
+  }
+  socket.unshift(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), head]));
+  server.emit(tls ? 'secureConnection' : 'connection', socket);
 }
 
 /** What Node's own clientError handling answers, by error code (else 400). */

@@ -49,6 +49,7 @@ import { storageFailure } from './storage-failure.js';
 import { timerDelay } from '../../cri/timers.js';
 import type { ComponentEndpoints } from '../observability/component-endpoints.js';
 import { NodeProxy } from './node-proxy.js';
+import { PodStreaming } from './pod-streaming.js';
 import { requestUser } from './auth/filter.js';
 import { aggregatedContentType, aggregatedDiscovery, aggregatedWanted } from './aggregated-discovery.js';
 import { hasMessage, PROTOBUF_STREAM_MEDIA_TYPE, servesProtobuf } from './protobuf/kinds.js';
@@ -79,6 +80,8 @@ export interface HandlerOptions {
   readonly reviews?: { answer(s: ResolvedStrategy, obj: ApiObject, req: IncomingMessage): Promise<ApiObject> };
   /** Serves `/api/v1/nodes/{name}/proxy/...`; without it that path is not found. */
   readonly nodeProxy?: NodeProxy;
+  /** pods/exec, pods/attach and pods/portforward (pod-streaming.ts). */
+  readonly podStreaming?: PodStreaming;
   /** Bounds on what watches hold for slow clients (watch-budget.ts); unset fields take the defaults. */
   readonly watchBounds?: Partial<WatchBounds>;
   /** Told of every watch closed for slowness, by its resource (upstream apiserver_terminated_watchers_total). */
@@ -117,6 +120,7 @@ export class ApiHandler {
   private readonly endpoints?: ComponentEndpoints;
   private readonly reviews?: HandlerOptions['reviews'];
   private readonly nodeProxy?: NodeProxy;
+  private readonly podStreaming?: PodStreaming;
   private readonly watchBudget: WatchBudget;
   private readonly onWatcherTerminated?: HandlerOptions['onWatcherTerminated'];
 
@@ -127,6 +131,7 @@ export class ApiHandler {
     this.endpoints = opts.endpoints;
     this.reviews = opts.reviews;
     this.nodeProxy = opts.nodeProxy;
+    this.podStreaming = opts.podStreaming;
     this.maxBodyBytes = opts.maxBodyBytes ?? MAX_BODY_BYTES;
     this.minWatchTimeoutSeconds = opts.minWatchTimeoutSeconds ?? 1800;
     this.log = opts.log ?? ((m, e) => console.error(`[reference] ${m}`, e ?? ''));
@@ -166,6 +171,7 @@ export class ApiHandler {
     if (segs.length === 1 && a === 'version') return this.discovery(req, res, ctx, () => versionInfo());
     if (a === 'openapi') return serveOpenApi(req, res, this.registry, segs.slice(1), SERVED_VERBS);
     if (this.nodeProxy && NodeProxy.matches(segs)) return this.nodeProxy.serve(req, res);
+    if (this.podStreaming && PodStreaming.matches(segs)) return this.podStreaming.serve(req, res);
     if (a === 'api' && this.registry.servesGroupVersion('', 'v1')) {
       if (segs.length === 1) return this.discovery(req, res, ctx, () => apiVersions(serverAddress(req)), true);
       if (b === 'v1') {

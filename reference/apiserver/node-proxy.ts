@@ -171,12 +171,25 @@ export class NodeProxy {
     throw serviceUnavailable(`no preferred addresses found; known addresses: [${known}]`);
   }
 
-  private forward(req: IncomingMessage, res: ServerResponse, to: Target, address: string, path: string): Promise<void> {
-    const where = hostPort(to.host, to.port);
-    const headers = forwardedHeaders(req.headers);
-    headers['host'] = where;
+  /**
+   * A connection to the agent of node `name` on its own port, as the server (its agent-client
+   * certificate), after the same address checks as the proxy: what pods/exec, attach and portforward
+   * (pod-streaming.ts) forward their upgrades over. `where` names the agent in error messages.
+   */
+  async openAgent(name: string): Promise<{ socket: Socket; where: string }> {
+    const target = await this.locate(name);
+    const address = await this.checkedAddress(target);
+    return { socket: (this.o.connect ?? defaultConnect)(this.connectionTo(target, address)), where: hostPort(target.host, target.port) };
+  }
+
+  /** Connect and response-header timeout, ms. */
+  get timeout(): number {
+    return this.o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  private connectionTo(to: Target, address: string): ProxyConnection {
     const bareHost = to.host.replace(/^\[(.*)\]$/, '$1');
-    const connection: ProxyConnection = {
+    return {
       address, port: to.port,
       ...(to.scheme === 'https' ? {
         tls: {
@@ -188,6 +201,13 @@ export class NodeProxy {
         },
       } : {}),
     };
+  }
+
+  private forward(req: IncomingMessage, res: ServerResponse, to: Target, address: string, path: string): Promise<void> {
+    const where = hostPort(to.host, to.port);
+    const headers = forwardedHeaders(req.headers);
+    headers['host'] = where;
+    const connection = this.connectionTo(to, address);
     const connect = this.o.connect ?? defaultConnect;
     const opts = {
       method: req.method, path, headers,
@@ -225,9 +245,6 @@ export class NodeProxy {
     });
   }
 
-  private get timeout(): number {
-    return this.o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  }
 }
 
 interface Target {

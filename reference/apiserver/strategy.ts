@@ -111,8 +111,9 @@ export interface ResourceStrategy {
   /** Create-only subresources beside `status`, by name (`binding` serves `pods/{name}/binding`). */
   readonly subresources?: Readonly<Record<string, CreateSubresource>>;
   /**
-   * Subresources served outside the REST handler (upstream's connecters: `nodes/proxy`), by name:
-   * listed in discovery only, with upstream's options kind and the verbs their methods map to.
+   * Subresources served outside the REST handler (upstream's rest.Connecter: `nodes/proxy`, `pods/exec`,
+   * `pods/attach`, `pods/portforward`), by name: listed in discovery only, with upstream's options kind
+   * and the verbs their methods map to.
    */
   readonly connectSubresources?: Readonly<Record<string, { readonly kind: string; readonly verbs: readonly string[] }>>;
   /**

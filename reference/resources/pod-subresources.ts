@@ -97,6 +97,13 @@ export const POD_SUBRESOURCES: Readonly<Record<string, CreateSubresource>> = {
   eviction: { body: evictionBodyStrategy, otherVersions: ['policy/v1beta1'], create: (req) => evictPod(req) },
 };
 
+/** pods/exec, attach and portforward, served by reference/apiserver/pod-streaming.ts: discovery's view (upstream's). */
+export const POD_CONNECT_SUBRESOURCES = {
+  attach: { kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+  exec: { kind: 'PodExecOptions', verbs: ['create', 'get'] },
+  portforward: { kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+} as const;
+
 export const POD_SCHEDULED = 'PodScheduled';
 export const DISRUPTION_TARGET = 'DisruptionTarget';
 export const EVICTION_BY_EVICTION_API = 'EvictionByEvictionAPI';

@@ -4,6 +4,7 @@ import { commonShapeCases } from './2.1-common-shape.js';
 import { typeAndNamespaceCases } from './2.1-type-and-namespace.js';
 import { storageClassCases } from './2.2-storageclass.js';
 import { discoveryCases } from './4-discovery.js';
+import { podStreamingCases } from './4-pod-streaming.js';
 import { collectionPathCases, operationCasesFor } from './4.2-operations.js';
 import { KINDS } from './kinds.js';
 import { watchCases } from './6-watch.js';
@@ -66,6 +67,7 @@ export const controlPlaneCases: Case[] = [
   ...schedulingCases,
   // <<cases>>
   ...discoveryCases,
+  ...podStreamingCases,
   ...collectionPathCases,
   ...KINDS.flatMap(operationCasesFor),
   ...watchCases,

@@ -1455,6 +1455,16 @@ export const CONTROL_PLANE: readonly Requirement[] = [
     text: 'Discovery lists subresources as `<name>/status` entries in the APIResourceList.',
   },
   {
+    id: '000-4-pod-streaming-discovery',
+    doc: '000', section: '4', sectionTitle: 'Endpoints', level: 'SHOULD', source: 'ground-truth',
+    text: 'Discovery lists `pods/exec`, `pods/attach` and `pods/portforward` (kinds PodExecOptions, PodAttachOptions, PodPortForwardOptions) with verbs `create` and `get` (upstream: a SPDY upgrade is a POST, a WebSocket upgrade a GET).',
+  },
+  {
+    id: '000-4-pod-exec-container-choice',
+    doc: '000', section: '4', sectionTitle: 'Endpoints', level: 'SHOULD', source: 'ground-truth',
+    text: '`pods/exec` and `pods/attach` without a `container` on a pod of more than one container answer 400 BadRequest "a container name must be specified for pod <name>, choose one of: [<containers>]" before any node is contacted (upstream streamLocation).',
+  },
+  {
     id: '000-4-discovery-aggregated',
     doc: '000', section: '4', sectionTitle: 'Endpoints', level: 'SHOULD', source: 'ground-truth',
     text: 'Aggregated discovery is served when asked with `Accept: application/json;g=apidiscovery.orch.io;v=v2;as=APIGroupDiscoveryList`, and the response Content-Type echoes it; otherwise clients fall back to the legacy discovery endpoints.',

@@ -7,12 +7,13 @@ import { request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { WebSocket } from 'ws';
 import { SpdyConnection, type SpdyStream } from '../../mocks/cri/streaming/spdy.js';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startReference } from '../../reference/server.js';
 import { startMockCri } from '../../mocks/cri/server.js';
 import { ApiClient } from '../../reference/client/api-client.js';
 import { startAgent } from '../../reference/agent/agent.js';
+import { DEFAULT_AUTH_SETTINGS } from '../../reference/agent/auth/settings.js';
 
 export interface Target {
   url: string;
@@ -155,18 +156,28 @@ export async function spdyCommand(t: Target, protocols: string[], o: { stdin?: s
  * 127.0.0.1 in `dir`, all closed at teardown: the agent's /exec, /attach and /portForward to call, with
  * `as(token, path)` giving the request options for one caller.
  */
-export async function startStreamingNode(t: { teardown(fn: () => unknown): void }, dir: string, tokens: { token: string; user: string; groups: string[] }[]) {
+export async function startStreamingNode(t: { teardown(fn: () => unknown): void }, dir: string, tokens: { token: string; user: string; groups: string[] }[], o: { throughApi?: boolean; https?: boolean; streaming?: { idleTimeoutMs?: number; maxSessions?: number } } = {}) {
   const admin = tokens[0]!.token;
-  const ref = await startReference({ port: 0, auth: { tokens, authorizationMode: 'RBAC' } });
+  // throughApi: the API server reaches the agent (at 127.0.0.1, with its agent-client certificate,
+  // which the agent accepts through its client CA): pods/exec, attach and portforward.
+  // https: kubectl sends no token over plain HTTP.
+  const ref = await startReference({ port: 0, auth: { tokens, authorizationMode: 'RBAC' }, ...(o.https ? { tls: 'self-signed' as const } : {}), ...(o.throughApi ? { nodeProxyAllowLoopback: true, agentStreaming: o.streaming } : {}) });
   t.teardown(() => ref.close());
   const cri = await startMockCri({ socket: join(dir, 'cri', 'cri.sock'), root: join(dir, 'cri-state') });
   t.teardown(() => cri.close());
+  let clientCaFile: string | undefined;
+  if (o.throughApi) {
+    clientCaFile = join(dir, 'agent-client-ca.crt');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(clientCaFile, ref.agentClientCaPem!);
+  }
   const agent = await startAgent({
-    api: { url: ref.url, token: admin }, criEndpoint: cri.criUrl, nodeName: 'n1', rootDir: join(dir, 'root'), relistPeriodMs: 200,
+    api: { url: ref.url, token: admin, caPem: ref.caPem }, criEndpoint: cri.criUrl, nodeName: 'n1', rootDir: join(dir, 'root'), relistPeriodMs: 200,
     serve: { address: '127.0.0.1', port: 0 }, log: () => undefined,
+    ...(clientCaFile ? { nodeIP: '127.0.0.1', auth: { ...DEFAULT_AUTH_SETTINGS, clientCaFile } } : {}),
   });
   t.teardown(() => agent.close());
-  const api = new ApiClient({ url: ref.url, token: admin });
+  const api = new ApiClient({ url: ref.url, token: admin, caPem: ref.caPem });
   t.teardown(() => api.close());
   const ca = readFileSync(agent.caFile!, 'utf8');
   const as = (token: string, path: string) => ({ url: `${agent.url}${path}`, headers: { Authorization: `Bearer ${token}` }, tls: { ca } });

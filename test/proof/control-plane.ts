@@ -165,6 +165,14 @@ export const controlPlaneBreakages: Record<string, Breakage> = {
   'api.discovery.group-version-resources': {
     response: (r, res) => { if (pathOnly(r) === '/apis/storage.orch.io/v1') editJson(res, (o) => o.resources?.forEach((x: any) => { x.namespaced = true; })); },
   },
+  'api.discovery.pod-streaming-subresources': {
+    // A server that lists only the SPDY verb (a POST) for pods/exec.
+    response: (r, res) => { if (pathOnly(r) === '/api/v1') editJson(res, (o) => o.resources?.forEach((x: any) => { if (x.name === 'pods/exec') x.verbs = ['create']; })); },
+  },
+  'api.pod.exec.container-required': {
+    // A server that picks the first container when none is named (the pod is then refused for having no node).
+    request: (r) => { if (r.method === 'POST' && /\/pods\/[^/]+\/exec$/.test(pathOnly(r)) && !/[?&]container=/.test(r.path)) r.path += '&container=first'; },
+  },
   'api.discovery.version': {
     response: (r, res) => { if (pathOnly(r) === '/version') editJson(res, (o) => { delete o.gitVersion; }); },
   },
