@@ -171,12 +171,35 @@ export class NodeProxy {
     throw serviceUnavailable(`no preferred addresses found; known addresses: [${known}]`);
   }
 
-  private forward(req: IncomingMessage, res: ServerResponse, to: Target, address: string, path: string): Promise<void> {
-    const where = hostPort(to.host, to.port);
-    const headers = forwardedHeaders(req.headers);
-    headers['host'] = where;
+  /**
+   * Asks the agent of node `nodeName` for `path` (query included) as this server, with its agent-client
+   * certificate, through the same checks as the node proxy (the pod subresources upstream serves via
+   * the kubelet: pods/log). Resolves with the agent's response once its headers are in (a 503 Status
+   * when it cannot be reached); `abort` ends the exchange (the client went away).
+   */
+  async agentRequest(nodeName: string, method: string, path: string, headers: OutgoingHttpHeaders = {}): Promise<{ response: IncomingMessage; abort(): void }> {
+    const target = await this.locate(nodeName);
+    const address = await this.checkedAddress(target);
+    const where = hostPort(target.host, target.port);
+    const out = httpRequest({ method, path, headers: { ...headers, host: where }, createConnection: () => (this.o.connect ?? defaultConnect)(this.connection(target, address)) });
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => out.destroy(new Error(`no response within ${Math.round(this.timeout / 1000)} s`)), this.timeout);
+      out.on('response', (response) => {
+        clearTimeout(timer);
+        resolve({ response, abort: () => { out.destroy(); response.destroy(); } });
+      });
+      out.on('error', (err) => {
+        clearTimeout(timer);
+        reject(serviceUnavailable(`error trying to reach the agent at ${where}: ${err.message}`));
+      });
+      out.end();
+    });
+  }
+
+  /** How to connect to the checked address of `to`: TLS for HTTPS, with the server's identity on the agent's own port. */
+  private connection(to: Target, address: string): ProxyConnection {
     const bareHost = to.host.replace(/^\[(.*)\]$/, '$1');
-    const connection: ProxyConnection = {
+    return {
       address, port: to.port,
       ...(to.scheme === 'https' ? {
         tls: {
@@ -188,6 +211,13 @@ export class NodeProxy {
         },
       } : {}),
     };
+  }
+
+  private forward(req: IncomingMessage, res: ServerResponse, to: Target, address: string, path: string): Promise<void> {
+    const where = hostPort(to.host, to.port);
+    const headers = forwardedHeaders(req.headers);
+    headers['host'] = where;
+    const connection = this.connection(to, address);
     const connect = this.o.connect ?? defaultConnect;
     const opts = {
       method: req.method, path, headers,

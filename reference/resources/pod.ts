@@ -17,7 +17,7 @@ import { t, type Schema } from '../apiserver/schema.js';
 import { defineStrategy, type ApiObject, type PatchStrategies } from '../apiserver/strategy.js';
 import { fieldAt } from '../apiserver/selectors.js';
 import { normalizeResourceList, normalizeTime, quantityMilli, resourceListSchema, validateQuantityValue, validateTime } from './node.js';
-import { POD_SUBRESOURCES } from './pod-subresources.js';
+import { POD_READ_SUBRESOURCES, POD_SUBRESOURCES } from './pod-subresources.js';
 
 export const POD_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] as const;
 export const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'] as const;
@@ -570,6 +570,7 @@ export const podStrategy = defineStrategy({
   hasStatus: true,
   // pods/binding and pods/eviction (pod-subresources.ts).
   subresources: POD_SUBRESOURCES,
+  readSubresources: POD_READ_SUBRESOURCES,
   // Upstream's pod registry sets ReturnDeletedObject. (No graceful deletion here: a delete is immediate.)
   deleteResponse: 'object',
   description: 'One or more containers run together on a node, sharing network and storage; the node agent runs the pods bound to its node.',
