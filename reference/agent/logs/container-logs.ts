@@ -14,6 +14,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { aggregate } from '../../apiserver/field-errors.js';
 import type { AgentRoute } from '../endpoints.js';
+import { broken } from '../breaks.js';
 import type { Runtime } from '../runtime.js';
 import { LineReader, LogFormatter, parseCriLine, tailStart } from './cri-log.js';
 import { parsePodLogQuery, PodLogQueryError, podLogOptionErrors, type PodLogOptions } from './log-options.js';
@@ -110,11 +111,13 @@ export function containerLogsRoute(o: ContainerLogsOptions): AgentRoute {
     const sinceNs = opts.sinceTime !== undefined ? BigInt(opts.sinceTime) * 1_000_000_000n
       : opts.sinceSeconds !== undefined ? (BigInt(Date.now()) - BigInt(opts.sinceSeconds) * 1000n) * 1_000_000n : undefined;
     const fmt = new LogFormatter({ sinceNs, timestamps: opts.timestamps, limitBytes: opts.limitBytes });
-    const reader = await LineReader.open(path, (fh, size) => (opts.tailLines === undefined ? Promise.resolve(0) : tailStart(fh, size, opts.tailLines)));
+    // Test-only (breaks.ts): tailLines ignored, the whole log answered.
+    const tail = broken('logs-tail-ignored') ? undefined : opts.tailLines;
+    const reader = await LineReader.open(path, (fh, size) => (tail === undefined ? Promise.resolve(0) : tailStart(fh, size, tail)));
     streams++;
     let gone = false;
+    // The connection closing before the end is the client going away.
     res.on('close', () => { gone = true; });
-    req.on('close', () => { if (!res.writableFinished) gone = true; });
     // Headers go out at once, so that a follower sees the answer before the first new line.
     res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-cache, private', 'X-Content-Type-Options': 'nosniff' });
     res.flushHeaders();
@@ -125,7 +128,8 @@ export function containerLogsRoute(o: ContainerLogsOptions): AgentRoute {
         const lines = await reader.next();
         for (const line of lines) {
           const r = parseCriLine(line);
-          if (!r) continue;
+          // Test-only (breaks.ts): the stderr records left out.
+          if (!r || (r.stream === 'stderr' && broken('logs-stdout-only'))) continue;
           const out = fmt.format(r);
           if (out.length && !(await send(res, out))) { gone = true; break; }
           if (fmt.done) break;
