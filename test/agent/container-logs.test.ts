@@ -197,5 +197,19 @@ t.test('container logs through the agent and pods/log', async (t) => {
     t.match(bad.stderr, /Defaulted container "a" out of: a, b|a container name must be specified/);
     const f = await k('logs', '-f', 'short');
     t.same([f.exitCode, f.stdout], [0, 'a\nb'], 'kubectl logs -f ends when the container does');
+    // -f on a running container: lines as they come, until kubectl is stopped; the agent's stream then ends.
+    const live = k('logs', '-f', '--tail', '1', 'ticker');
+    let out = '';
+    let timer: any;
+    const three = await Promise.race([
+      new Promise<boolean>((resolve) => live.stdout!.on('data', (c: Buffer) => { out += c.toString(); if (out.split('\n').filter(Boolean).length >= 3) resolve(true); })),
+      new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), 10_000); }),
+    ]);
+    clearTimeout(timer);
+    live.kill();
+    await live;
+    t.ok(three, `kubectl logs -f printed new lines as they came: ${JSON.stringify(out)}`);
+    t.match(out, /^tick \d+\ntick \d+\ntick \d+/);
+    await until('the agent dropped kubectl\'s follow', () => (activeLogStreams() === 0 ? true : undefined), 5_000);
   });
 });
