@@ -178,6 +178,7 @@ async function runAgent(args: AgentArgs): Promise<number> {
       hostnameOverride: args.hostnameOverride,
       nodeIP: args.nodeIp,
       rootDir: args.rootDir,
+      podLogsDir: cfg.podLogsDir,
       nodeStatusUpdateFrequencyMs: durationMs(cfg.nodeStatusUpdateFrequency),
       nodeStatusReportFrequencyMs: durationMs(cfg.nodeStatusReportFrequency),
       leaseDurationSeconds: cfg.nodeLeaseDurationSeconds,

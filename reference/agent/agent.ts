@@ -23,6 +23,8 @@ import { agentRequestAuth } from './auth/request-auth.js';
 import { DEFAULT_AUTH_SETTINGS, type AgentAuthSettings } from './auth/settings.js';
 import { checkpointRoutes } from './checkpoint.js';
 import { streamingRoutes } from './streaming.js';
+import { containerLogsRoute } from './logs/container-logs.js';
+import { probeMetricsRoute } from './stats/probe-metrics.js';
 import { AgentStats } from './stats/agent-stats.js';
 
 export interface AgentOptions {
@@ -38,6 +40,8 @@ export interface AgentOptions {
    */
   nodeIP?: string;
   rootDir: string;
+  /** podLogsDir of the configuration: the pods' log directories (default <rootDir>/pods). */
+  podLogsDir?: string;
   /** Node status computed this often, ms (default 10 s). */
   nodeStatusUpdateFrequencyMs?: number;
   /** Node status written at least this often, ms (default 5 min). */
@@ -124,7 +128,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   const gates = o.featureGates ?? new FeatureGates();
   // Thresholds that cannot be parsed refuse the start, as upstream's (an unsupported signal, a bad value).
   parseEvictionHard(o.evictionHard ?? DEFAULT_EVICTION_HARD);
-  // §2.1 layout, 0700 directories; pods/ also holds pod logs (upstream uses /var/log/pods).
+  // §2.1 layout, 0700 directories; pods/ also holds pod logs unless podLogsDir names another place.
   const layout = await prepareRootDir(o.rootDir);
   // Before any network or runtime call: a bad watchdog environment or certificate refuses the start.
   if (o.watchdogEnv) {
@@ -181,6 +185,8 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
           ...checkpointRoutes({ featureGates: gates, pods: () => workers?.pods() ?? [], runtime, checkpointsDir: layout.checkpointsDir, defaultTimeoutSeconds: o.checkpointDefaultTimeoutSeconds, log }),
           ...stats.routes,
           ...streamingRoutes({ pods: () => workers?.pods() ?? [], runtime, log }),
+          probeMetricsRoute(),
+          containerLogsRoute({ pods: () => workers?.pods() ?? [], statusOf: (pod) => workers?.podState(pod.metadata.uid)?.localStatus ?? pod.status, runtime }),
         ],
         onMetrics: stats.onMetrics,
       });
@@ -225,7 +231,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     }
 
     workers = new PodWorkers({
-      api: api && mirrors ? mirrorStatusClient(api, mirrors) : api, runtime, runtimeName: () => runtimeName, nodeName, rootDir: o.rootDir, hostIP,
+      api: api && mirrors ? mirrorStatusClient(api, mirrors) : api, runtime, runtimeName: () => runtimeName, nodeName, rootDir: o.rootDir, podLogsDir: o.podLogsDir, hostIP,
       backoffBaseMs: o.backoffBaseMs, backoffMaxMs: o.backoffMaxMs,
       seccompDefault: o.seccompDefault, allowedUnsafeSysctls: o.allowedUnsafeSysctls, records: { allocatedPods: layout.allocatedPods, actuatedPods: layout.actuatedPods },
       onError: (err, pod) => log(`pod ${pod}: ${(err as Error).message}`),

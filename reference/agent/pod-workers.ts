@@ -28,6 +28,8 @@ export interface PodWorkersOptions {
   runtimeName(): string;
   nodeName: string;
   rootDir: string;
+  /** Where pod log directories go (podLogsDir; default <rootDir>/pods). */
+  podLogsDir?: string;
   hostIP?: string;
   /** Restart and image-pull back-off: base (default 10 s) doubling up to max (default 5 min). */
   backoffBaseMs?: number;
@@ -281,7 +283,7 @@ export class PodWorkers {
   }
 
   private logDir(pod: any): string {
-    return join(this.o.rootDir, 'pods', `${pod.metadata.namespace}_${pod.metadata.name}_${pod.metadata.uid}`);
+    return join(this.o.podLogsDir ?? join(this.o.rootDir, 'pods'), `${pod.metadata.namespace}_${pod.metadata.name}_${pod.metadata.uid}`);
   }
 
   private sandboxConfig(pod: any, attempt: number): any {

@@ -91,6 +91,10 @@ export function apiResourceList(registry: Registry, group: string, version: stri
     for (const [sub, { kind, verbs }] of Object.entries(s.connectSubresources ?? {})) {
       subresources.push({ name: `${s.resource}/${sub}`, singularName: '', namespaced: s.namespaced, kind, verbs: [...verbs] });
     }
+    // Streaming read subresources (pods/log): GET only, named by the kind upstream's storage returns.
+    for (const [sub, { kind }] of Object.entries(s.readSubresources ?? {})) {
+      if (servedVerbs.has('get')) subresources.push({ name: `${s.resource}/${sub}`, singularName: '', namespaced: s.namespaced, kind, verbs: ['get'] });
+    }
     resources.push(...subresources.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };

@@ -43,7 +43,7 @@ import { readDeleteOptions, storeDeleteOptions, unsafeDeleteStatus, validateDele
 import type { Registry } from './registry.js';
 import { isPlainObject } from './schema.js';
 import type { ResourceStore, WatchEvent } from './store.js';
-import { resolveStrategy, type ApiObject, type CreateSubresource, type ResolvedStrategy, type Verb } from './strategy.js';
+import { resolveStrategy, type ApiObject, type CreateSubresource, type ReadSubresource, type ResolvedStrategy, type Verb } from './strategy.js';
 import type { WatchHandle } from '../storage/types.js';
 import { storageFailure } from './storage-failure.js';
 import { timerDelay } from '../../cri/timers.js';
@@ -97,6 +97,8 @@ interface ResourceRequest {
   readonly subresource?: 'status' | 'finalize';
   /** A create-only subresource (`pods/{name}/binding`), served by its strategy. */
   readonly action?: CreateSubresource;
+  /** A GET-only streaming subresource (`pods/{name}/log`), served by its strategy. */
+  readonly reader?: ReadSubresource;
   /** The `/watch/` path form. */
   readonly watchPath: boolean;
 }
@@ -236,6 +238,10 @@ export class ApiHandler {
     // Only list and watch span namespaces; other verbs on a namespaced collection need one.
     const allNamespaces = s.namespaced && !rr.namespace;
 
+    if (rr.reader) {
+      if (method !== 'GET') throw methodNotAllowed();
+      return rr.reader.serve({ registry: this.registry, namespace: rr.namespace, name: rr.name!, query: ctx.query, req, res, agents: this.nodeProxy });
+    }
     if (rr.action) {
       if (method !== 'POST') throw methodNotAllowed();
       return this.createSubresource(req, res, ctx, rr, rr.action);
@@ -312,6 +318,8 @@ export class ApiHandler {
     if (watchPath) return undefined;
     if (sub === 'status') return s.hasStatus ? { store, namespace, name, subresource: 'status', watchPath } : undefined;
     if (sub === 'finalize') return s.finalizeSubresource ? { store, namespace, name, subresource: 'finalize', watchPath } : undefined;
+    const reader = s.readSubresources && Object.hasOwn(s.readSubresources, sub) ? s.readSubresources[sub] : undefined;
+    if (reader) return name === undefined ? undefined : { store, namespace, name, reader, watchPath };
     const action = s.subresources && Object.hasOwn(s.subresources, sub) ? s.subresources[sub] : undefined;
     return action ? { store, namespace, name, action, watchPath } : undefined;
   }

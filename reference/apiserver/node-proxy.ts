@@ -172,6 +172,31 @@ export class NodeProxy {
   }
 
   /**
+   * Asks the agent of node `nodeName` for `path` (query included) as this server, with its agent-client
+   * certificate, through the same checks as the node proxy (the pod subresources upstream serves via
+   * the kubelet: pods/log). Resolves with the agent's response once its headers are in (a 503 Status
+   * when it cannot be reached); `abort` ends the exchange (the client went away).
+   */
+  async agentRequest(nodeName: string, method: string, path: string, headers: OutgoingHttpHeaders = {}): Promise<{ response: IncomingMessage; abort(): void }> {
+    const target = await this.locate(nodeName);
+    const address = await this.checkedAddress(target);
+    const where = hostPort(target.host, target.port);
+    const out = httpRequest({ method, path, headers: { ...headers, host: where }, createConnection: () => (this.o.connect ?? defaultConnect)(this.connectionTo(target, address)) });
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => out.destroy(new Error(`no response within ${Math.round(this.timeout / 1000)} s`)), this.timeout);
+      out.on('response', (response) => {
+        clearTimeout(timer);
+        resolve({ response, abort: () => { out.destroy(); response.destroy(); } });
+      });
+      out.on('error', (err) => {
+        clearTimeout(timer);
+        reject(serviceUnavailable(`error trying to reach the agent at ${where}: ${err.message}`));
+      });
+      out.end();
+    });
+  }
+
+  /**
    * A connection to the agent of node `name` on its own port, as the server (its agent-client
    * certificate), after the same address checks as the proxy: what pods/exec, attach and portforward
    * (pod-streaming.ts) forward their upgrades over. `where` names the agent in error messages.

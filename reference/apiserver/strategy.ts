@@ -7,6 +7,7 @@ import type { Properties } from './schema.js';
 import type { FeatureGates } from '../features.js';
 import type { FieldSelectorTable } from './selectors.js';
 import type { Registry } from './registry.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export interface ObjectMeta {
   name?: string;
@@ -80,6 +81,33 @@ export interface CreateSubresource {
   create(req: ActionRequest): Promise<unknown>;
 }
 
+/** A GET of a read subresource (pods/log): the handler routes it, the subresource answers it whole. */
+export interface ReadRequest {
+  readonly registry: Registry;
+  readonly namespace: string;
+  readonly name: string;
+  readonly query: URLSearchParams;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  /** Requests to a node's agent as this server (the node proxy's transport); absent: none configured. */
+  readonly agents?: AgentRequester;
+}
+
+export interface AgentRequester {
+  agentRequest(nodeName: string, method: string, path: string): Promise<{ response: IncomingMessage; abort(): void }>;
+}
+
+/**
+ * A subresource answering GET only with what it streams (upstream's GetterWithOptions storages that
+ * return a stream: pods/log). Authorization is the filter's (`get` on `<resource>/<name>`); the
+ * subresource writes the answer itself, or throws a StatusError before writing anything.
+ */
+export interface ReadSubresource {
+  /** The kind discovery names for it (upstream: the storage's New(), Pod for pods/log). */
+  readonly kind: string;
+  serve(req: ReadRequest): Promise<void>;
+}
+
 export interface ResourceStrategy {
   /** API group; '' for the core group served under /api/v1. */
   readonly group: string;
@@ -110,6 +138,8 @@ export interface ResourceStrategy {
   readonly answerCreate?: (req: ActionRequest) => Promise<unknown>;
   /** Create-only subresources beside `status`, by name (`binding` serves `pods/{name}/binding`). */
   readonly subresources?: Readonly<Record<string, CreateSubresource>>;
+  /** GET-only subresources that stream their answer, by name (`log` serves `pods/{name}/log`). */
+  readonly readSubresources?: Readonly<Record<string, ReadSubresource>>;
   /**
    * Subresources served outside the REST handler (upstream's rest.Connecter: `nodes/proxy`, `pods/exec`,
    * `pods/attach`, `pods/portforward`), by name: listed in discovery only, with upstream's options kind

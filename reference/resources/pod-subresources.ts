@@ -18,7 +18,8 @@ import { deleteOptionsSchema } from '../apiserver/meta-schemas.js';
 import { normalizeObject, objectMetaSchema, t, type Properties } from '../apiserver/schema.js';
 import { objectReferenceSchema } from './object-reference.js';
 import { nowRFC3339, type ResourceStore } from '../apiserver/store.js';
-import { defineStrategy, type ActionRequest, type ApiObject, type CreateSubresource, type ResourceStrategy } from '../apiserver/strategy.js';
+import { defineStrategy, type ActionRequest, type ApiObject, type CreateSubresource, type ReadSubresource, type ResourceStrategy } from '../apiserver/strategy.js';
+import { podLogSubresource } from './pod-log.js';
 
 interface Binding extends ApiObject {
   target?: { kind?: string; name?: string };
@@ -103,6 +104,9 @@ export const POD_CONNECT_SUBRESOURCES = {
   exec: { kind: 'PodExecOptions', verbs: ['create', 'get'] },
   portforward: { kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
 } as const;
+
+/** The pod subresources read with GET that stream their answer (pod-log.ts). */
+export const POD_READ_SUBRESOURCES: Readonly<Record<string, ReadSubresource>> = { log: podLogSubresource };
 
 export const POD_SCHEDULED = 'PodScheduled';
 export const DISRUPTION_TARGET = 'DisruptionTarget';

@@ -17,7 +17,7 @@ import { t, type Schema } from '../apiserver/schema.js';
 import { defineStrategy, type ApiObject, type PatchStrategies } from '../apiserver/strategy.js';
 import { fieldAt } from '../apiserver/selectors.js';
 import { normalizeResourceList, normalizeTime, quantityMilli, resourceListSchema, validateQuantityValue, validateTime } from './node.js';
-import { POD_CONNECT_SUBRESOURCES, POD_SUBRESOURCES } from './pod-subresources.js';
+import { POD_CONNECT_SUBRESOURCES, POD_READ_SUBRESOURCES, POD_SUBRESOURCES } from './pod-subresources.js';
 
 export const POD_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] as const;
 export const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'] as const;
@@ -572,6 +572,8 @@ export const podStrategy = defineStrategy({
   subresources: POD_SUBRESOURCES,
   // pods/exec, pods/attach, pods/portforward (reference/apiserver/pod-streaming.ts).
   connectSubresources: POD_CONNECT_SUBRESOURCES,
+  // pods/log (pod-log.ts).
+  readSubresources: POD_READ_SUBRESOURCES,
   // Upstream's pod registry sets ReturnDeletedObject. (No graceful deletion here: a delete is immediate.)
   deleteResponse: 'object',
   description: 'One or more containers run together on a node, sharing network and storage; the node agent runs the pods bound to its node.',

@@ -10,6 +10,7 @@ import { agentKernelCases } from './agent-2.5-kernel.js';
 import { agentExecCases } from './agent-exec.js';
 import { agentCheckpointCases } from './agent-4.1-checkpoint.js';
 import { agentPodInfoCases } from './agent-4.2-pod-info.js';
+import { agentLogsCases } from './agent-logs.js';
 import { nodeLifecycleCases } from './3-node-lifecycle.js';
 import { schedulerTaintCases } from './3-scheduler.js';
 // <<imports>>
@@ -25,6 +26,7 @@ export const nodeAgentCases: Case[] = [
   ...agentExecCases,
   ...agentCheckpointCases,
   ...agentPodInfoCases,
+  ...agentLogsCases,
   ...nodeLifecycleCases,
   ...schedulerTaintCases,
   // <<cases>>

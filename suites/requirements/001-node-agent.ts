@@ -949,6 +949,16 @@ export const NODE_AGENT: readonly Requirement[] = [
     doc: '001', section: '4.3', sectionTitle: 'Other agent endpoints named', level: 'MUST', source: 'spec',
     text: 'The agent exposes the stats and metrics endpoints of document 002.',
   },
+  {
+    id: '001-4.3-container-logs',
+    doc: '001', section: '4.3', sectionTitle: 'Other agent endpoints named', level: 'SHOULD', source: 'ground-truth',
+    text: 'Not shown in the spec; as upstream\'s kubelet: the agent serves `/containerLogs/{namespace}/{pod}/{container}`, the container\'s output as the runtime logged it (the CRI log file), every line of its stdout and stderr, each stream in the order written (the order between the two streams is the runtime\'s).',
+  },
+  {
+    id: '001-4.3-container-logs-tail',
+    doc: '001', section: '4.3', sectionTitle: 'Other agent endpoints named', level: 'SHOULD', source: 'ground-truth',
+    text: 'Not shown in the spec; as upstream\'s kubelet: `/containerLogs/...?tailLines=N` answers the last N lines of the container\'s log only.',
+  },
 
   // ---------------------------------------------------------------- 5.1 Configuration directory merge
   {

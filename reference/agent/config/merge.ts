@@ -6,7 +6,7 @@
 // replaces whole (rule 3), a map merges per key and a map of string to list replaces the list of
 // each key it names (rule 4), and null removes a field.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, normalize, resolve } from 'node:path';
 import { FeatureGateError, FeatureGates, GATES_1_37 } from '../../features.js';
 import {
   AGENT_CONFIG_FIELDS,
@@ -124,6 +124,8 @@ const DEFAULTS: Json = {
   enableServer: true,
   // Spec 001 §2.1: static pod manifests in /etc/orch/manifests by default.
   staticPodPath: '/etc/orch/manifests',
+  // Upstream's default; an agent given a root directory keeps pod logs under <root-dir>/pods instead
+  // (loadAgentConfig), so that what /configz says is where the files are.
   podLogsDir: '/var/log/pods',
   syncFrequency: '1m0s',
   fileCheckFrequency: '20s',
@@ -266,6 +268,9 @@ function validate(cfg: AgentConfiguration): void {
     problems.push(`maxParallelImagePulls (${cfg.maxParallelImagePulls}) must be a positive number`);
   }
   if (!cfg.containerRuntimeEndpoint) problems.push('containerRuntimeEndpoint must be set');
+  // Upstream's checks of podLogsDir: the runtime is given paths under it.
+  if (!isAbsolute(cfg.podLogsDir)) problems.push(`pod logs path ${JSON.stringify(cfg.podLogsDir)} must be absolute path`);
+  else if (normalize(cfg.podLogsDir).replace(/(.)\/$/, '$1') !== cfg.podLogsDir) problems.push(`pod logs path ${JSON.stringify(cfg.podLogsDir)} must be normalized`);
   try {
     new FeatureGates(withoutLockedGates(cfg.featureGates));
   } catch (err) {
@@ -321,9 +326,12 @@ export function loadAgentConfig(opts: { configFile?: string; configDir?: string;
   const flagValues = Object.fromEntries(Object.entries(opts.flags).filter(([, v]) => v !== undefined));
   const flags = checkFields('command-line flags', flagValues, { ...AGENT_CONFIG_FIELDS, ...FLAG_ONLY_FIELDS });
   // Test-only (breaks.ts): the flags applied under the drop-ins, so that a drop-in wins over a flag.
-  const cfg = (broken('config-flags-lose')
-    ? withDefaults(mergeConfig(applyFlags(base as Json, flags as Json), ...dropIns) as Json)
-    : withDefaults(applyFlags(mergeConfig(base, ...dropIns) as Json, flags as Json))) as unknown as AgentConfiguration;
+  const merged = broken('config-flags-lose')
+    ? mergeConfig(applyFlags(base as Json, flags as Json), ...dropIns) as Json
+    : applyFlags(mergeConfig(base, ...dropIns) as Json, flags as Json);
+  // Pod logs live in the agent's root directory unless the configuration names another place.
+  if (merged.podLogsDir === undefined && typeof merged.rootDir === 'string' && merged.rootDir) merged.podLogsDir = resolve(merged.rootDir, 'pods');
+  const cfg = withDefaults(merged) as unknown as AgentConfiguration;
   validate(cfg);
   return cfg;
 }
