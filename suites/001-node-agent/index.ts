@@ -12,6 +12,7 @@ import { agentCheckpointCases } from './agent-4.1-checkpoint.js';
 import { agentPodInfoCases } from './agent-4.2-pod-info.js';
 import { nodeLifecycleCases } from './3-node-lifecycle.js';
 import { schedulerTaintCases } from './3-scheduler.js';
+import { agentEventCases } from './agent-7-events.js';
 // <<imports>>
 
 export const nodeAgentCases: Case[] = [
@@ -27,5 +28,6 @@ export const nodeAgentCases: Case[] = [
   ...agentPodInfoCases,
   ...nodeLifecycleCases,
   ...schedulerTaintCases,
+  ...agentEventCases,
   // <<cases>>
 ];

@@ -12,6 +12,7 @@ import { agentExecBreakages } from './agent-exec.js';
 import { agentCheckpointBreakages } from './agent-checkpoint.js';
 import { agentPodInfoBreakages } from './agent-pod-info.js';
 import { agentStatsBreakages } from './agent-stats.js';
+import { agentEventBreakages } from './agent-events.js';
 // <<imports>>
 
 export const AGENT_BREAKAGES: Record<string, AgentBreakage> = {
@@ -23,5 +24,6 @@ export const AGENT_BREAKAGES: Record<string, AgentBreakage> = {
   ...agentCheckpointBreakages,
   ...agentPodInfoBreakages,
   ...agentStatsBreakages,
+  ...agentEventBreakages,
   // <<breakages>>
 };
