@@ -6,6 +6,7 @@ import t from 'tap';
 import { AgentEventRecorder, nodeRef, podRef } from '../../reference/agent/events.js';
 import { ApiClient } from '../../reference/client/api-client.js';
 import { startReference } from '../../reference/server.js';
+import { until } from './helpers.js';
 
 interface Call { method: string; path: string; body: any }
 
@@ -91,6 +92,11 @@ t.test('the events the agent writes read back through core v1 with upstream\'s f
   t.teardown(() => ref.close());
   const api = new ApiClient({ url: ref.url });
   t.teardown(() => api.close());
+  // A core v1 watch (kubectl events -w) sees what is written through events.orch.io/v1, in core's terms.
+  const seen: any[] = [];
+  const watch = api.watch('/api/v1/namespaces/default/events', { fieldSelector: 'involvedObject.uid=u1', onList: () => {}, onEvent: (ev) => seen.push(ev) });
+  t.teardown(() => watch.stop());
+  await watch.synced;
   const r = new AgentEventRecorder({ api, nodeName: 'n1' });
   r.record(podRef({ metadata: { namespace: 'default', name: 'p', uid: 'u1' } }, { name: 'c' }), 'Normal', 'Started', 'StartContainer', 'Started container c');
   r.record(podRef({ metadata: { namespace: 'default', name: 'p', uid: 'u1' } }, { name: 'c' }), 'Normal', 'Started', 'StartContainer', 'Started container c');
@@ -103,6 +109,9 @@ t.test('the events the agent writes read back through core v1 with upstream\'s f
     series: { count: 2 },
   });
   t.notOk('regarding' in list.items[0] || 'note' in list.items[0], 'no events.orch.io/v1 field names in the core view');
+  await until('the watch to see the event and its series', () => (seen.some((e) => e.type === 'MODIFIED') ? true : undefined));
+  t.match(seen[0], { type: 'ADDED', object: { apiVersion: 'v1', kind: 'Event', involvedObject: { uid: 'u1' }, message: 'Started container c' } });
+  t.match(seen.at(-1), { type: 'MODIFIED', object: { series: { count: 2 } } });
   // Written through core v1 (as client-go's record package does), read through events.orch.io/v1.
   await api.create('/api/v1/namespaces/default/events', {
     metadata: { name: 'old-style' }, involvedObject: { kind: 'Node', name: 'n1', uid: 'n1' }, reason: 'NodeReady', message: 'm',
