@@ -53,6 +53,11 @@ t.test('kubectl describe and kubectl events show the agent\'s events', async (t)
   t.equal(all.exitCode, 0, all.stderr);
   t.match(all.stdout, /^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE/, 'kubectl events prints its table');
   t.match(all.stdout, /Normal\s+Started\s+Pod\/web\s+Started container main/);
+  // kubectl get events: upstream's Event columns from the server's Table, for the core v1 view too.
+  const got = await kubectl('get', 'events');
+  t.equal(got.exitCode, 0, got.stderr);
+  t.match(got.stdout, /^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE/, 'kubectl get events prints upstream\'s columns');
+  t.match(got.stdout, /Normal\s+Started\s+pod\/web\s+Started container main/);
   const forPod = await kubectl('events', '--for', 'pod/web');
   t.equal(forPod.exitCode, 0, forPod.stderr);
   t.notMatch(forPod.stdout, /Node\/n1/, '--for selects the pod\'s events only');
