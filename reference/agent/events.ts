@@ -151,7 +151,11 @@ export class AgentEventRecorder implements EventSink {
   /** The key's token bucket: `burst` writes, then one per `refillMs`. */
   private take(key: string, now: number): boolean {
     let b = this.buckets.get(key);
-    if (!b) this.buckets.set(key, (b = { tokens: this.o.burst, at: now }));
+    if (!b) {
+      this.buckets.set(key, (b = { tokens: this.o.burst, at: now }));
+      // Capped like the cache (a key whose first write was dropped has a bucket and no cache entry).
+      if (this.buckets.size > this.o.cacheCap) this.buckets.delete(this.buckets.keys().next().value as string);
+    }
     b.tokens = Math.min(this.o.burst, b.tokens + (now - b.at) / this.o.refillMs);
     b.at = now;
     if (b.tokens < 1) {
