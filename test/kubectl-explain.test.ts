@@ -58,9 +58,16 @@ t.test('kubectl explain: descriptions and required fields, from v3 and v2', asyn
   const names = resources.stdout.split('\n').filter(Boolean);
   t.ok(names.length >= 15, `kubectl lists the served resources (${names.length})`);
   t.ok(names.includes('podgroups.scheduling.orch.io'), 'PodGroup among them');
+  const versions = (await kubectl('api-versions')).stdout.split('\n').filter(Boolean);
   for (const name of names) {
+    // A grouped resource whose plural the core group serves too (events and events.events.orch.io):
+    // kubectl resolves the dotted name to the core one and reads the rest as a field path, upstream
+    // as here, so that one is named by --api-version.
+    const dot = name.indexOf('.');
+    const plural = name.slice(0, dot);
+    const args = dot > 0 && names.includes(plural) ? [plural, `--api-version=${versions.find((v) => v.startsWith(`${name.slice(dot + 1)}/`))}`] : [name];
     for (const output of ['plaintext', 'plaintext-openapiv2']) {
-      const r = await kubectl('explain', name, `--output=${output}`);
+      const r = await kubectl('explain', ...args, `--output=${output}`);
       t.equal(r.exitCode, 0, `explain ${name} (${output}): ${r.stderr}`);
       t.notMatch(r.stdout, /<no description>|<empty>/, `${name} (${output}): every field and the kind described`);
     }

@@ -18,6 +18,7 @@ import { PodWorkers } from './pod-workers.js';
 import { Runtime, runtimeMessage } from './runtime.js';
 import { isMirrorPod, MirrorPods, mirrorStatusClient, StaticPodSource } from './static-pods.js';
 import { PACKAGE_VERSION } from '../package-version.js';
+import { broken } from './breaks.js';
 import { AgentPodSource, servePodInfo } from './pod-info/agent-source.js';
 import { agentRequestAuth } from './auth/request-auth.js';
 import { DEFAULT_AUTH_SETTINGS, type AgentAuthSettings } from './auth/settings.js';
@@ -26,6 +27,7 @@ import { streamingRoutes } from './streaming.js';
 import { containerLogsRoute } from './logs/container-logs.js';
 import { probeMetricsRoute } from './stats/probe-metrics.js';
 import { AgentStats } from './stats/agent-stats.js';
+import { AgentEventRecorder, nodeRef, REASONS } from './events.js';
 
 export interface AgentOptions {
   api?: { url: string; token?: string; caPem?: string };
@@ -157,6 +159,9 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   };
 
   const started = Date.now();
+  // Events about pods and the node: queued and written in the background, never in the sync loop's way.
+  const events = api ? new AgentEventRecorder({ api, nodeName, log }) : undefined;
+  if (events) closers.push(() => events.close());
   let workers: PodWorkers | undefined;
   let health!: ReturnType<typeof agentHealthChecks>;
   let url: string | undefined;
@@ -202,9 +207,11 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
         updateFrequencyMs: o.nodeStatusUpdateFrequencyMs, reportFrequencyMs: o.nodeStatusReportFrequencyMs,
         agentPort: port, declaredFeatures: declaredFeatures(gates),
         evictionHard: o.evictionHard, pressureTransitionPeriodMs: o.evictionPressureTransitionPeriodMs,
-        onError: (err) => log(`node status: ${(err as Error).message}`),
+        onError: (err) => log(`node status: ${(err as Error).message}`), events,
       });
       await nodeStatus.register();
+      // Upstream's "Starting kubelet." once the Node exists.
+      if (!broken('events-node-none')) events?.record(nodeRef(nodeName), 'Normal', REASONS.Starting, 'StartAgent', 'Starting agent.');
       nodeStatus.start();
       closers.push(() => nodeStatus!.close());
       hostIP = nodeStatus.internalIP;
@@ -234,7 +241,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
       api: api && mirrors ? mirrorStatusClient(api, mirrors) : api, runtime, runtimeName: () => runtimeName, nodeName, rootDir: o.rootDir, podLogsDir: o.podLogsDir, hostIP,
       backoffBaseMs: o.backoffBaseMs, backoffMaxMs: o.backoffMaxMs,
       seccompDefault: o.seccompDefault, allowedUnsafeSysctls: o.allowedUnsafeSysctls, records: { allocatedPods: layout.allocatedPods, actuatedPods: layout.actuatedPods },
-      onError: (err, pod) => log(`pod ${pod}: ${(err as Error).message}`),
+      onError: (err, pod) => log(`pod ${pod}: ${(err as Error).message}`), events,
     });
     const w = workers;
     closers.push(() => w.close());

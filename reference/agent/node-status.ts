@@ -13,6 +13,7 @@ import type { Runtime, RuntimeCondition } from './runtime.js';
 import { broken } from './breaks.js';
 import { GATES_1_37 } from '../features.js';
 import { DEFAULT_EVICTION_HARD, observeSignals, parseEvictionHard, PressureTracker, type Pressure } from './eviction.js';
+import { nodeRef, type EventSink } from './events.js';
 
 /** Where the node's process figures are read (the stats collector reads them too). */
 export { pidCounts } from './eviction.js';
@@ -42,7 +43,17 @@ export interface NodeStatusOptions {
   /** evictionPressureTransitionPeriod, ms (default 5 min). */
   pressureTransitionPeriodMs?: number;
   onError?(err: unknown): void;
+  /** Where the node's events go (events.ts); absent: none are recorded. */
+  events?: EventSink;
 }
+
+/** Upstream's node event reasons by condition: [when True, otherwise]. */
+const NODE_EVENT_REASONS: Readonly<Record<string, readonly [string, string]>> = {
+  Ready: ['NodeReady', 'NodeNotReady'],
+  MemoryPressure: ['NodeHasInsufficientMemory', 'NodeHasSufficientMemory'],
+  DiskPressure: ['NodeHasDiskPressure', 'NodeHasNoDiskPressure'],
+  PIDPressure: ['NodeHasInsufficientPID', 'NodeHasSufficientPID'],
+};
 
 export interface NodeCondition {
   type: string;
@@ -229,10 +240,25 @@ export class NodeStatusManager {
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     const conditions = withTimes(core, this.conditions, now);
     await this.write({ ...status, conditions });
+    this.recordTransitions(this.conditions, conditions);
     this.conditions = conditions;
     this.lastCore = key;
     this.lastReportMs = Date.now();
     return true;
+  }
+
+  /**
+   * Upstream's recordNodeStatusEvent: an event on the node for each condition whose status is new or
+   * changed (`NodeReady`, `NodeNotReady`, `NodeHasSufficientMemory`, ...).
+   */
+  private recordTransitions(before: NodeCondition[] | undefined, after: NodeCondition[]): void {
+    // Test-only (breaks.ts): the agent records nothing about its node.
+    if (!this.o.events || broken('events-node-none')) return;
+    for (const c of after) {
+      if (before?.find((b) => b.type === c.type)?.status === c.status) continue;
+      const reason = NODE_EVENT_REASONS[c.type]?.[c.status === 'True' ? 0 : 1];
+      if (reason) this.o.events.record(nodeRef(this.nodeName), 'Normal', reason, 'NodeStatus', `Node ${this.nodeName} status is now: ${reason}`);
+    }
   }
 
   /** The conditions last written. */

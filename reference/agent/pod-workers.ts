@@ -20,6 +20,7 @@ import { effectiveSeccomp, SeccompFieldError } from './seccomp.js';
 import type { PodResourceRecords } from './root-dir.js';
 import { admitPod, localNode, rejectedStatus, SysctlAllowlist, type AdmitResult } from './admission.js';
 import { timerDelay } from '../../cri/timers.js';
+import { podRef, REASONS, type EventSink } from './events.js';
 
 export interface PodWorkersOptions {
   /** Absent in standalone mode: no status writes, no deletes. */
@@ -48,6 +49,8 @@ export interface PodWorkersOptions {
   /** allowedUnsafeSysctls of the configuration: names or `prefix*` patterns, namespaced only. */
   allowedUnsafeSysctls?: readonly string[];
   onError?(err: unknown, pod: string): void;
+  /** Where the agent's events about pods go (events.ts); absent: none are recorded. */
+  events?: EventSink;
 }
 
 /** Upstream's flowcontrol.Backoff: per key, base doubling to max, forgotten after 2 × max idle. */
@@ -134,6 +137,19 @@ export class PodWorkers {
     this.backoff = new Backoff(o.backoffBaseMs ?? 10_000, o.backoffMaxMs ?? 300_000);
     // Throws on a non-namespaced allowedUnsafeSysctls entry: a configuration error, refused at start.
     this.sysctls = new SysctlAllowlist(o.kernelRelease ?? os.release(), o.allowedUnsafeSysctls ?? []);
+  }
+
+  /** An event about the pod itself. */
+  private podEvent(pod: any, type: 'Normal' | 'Warning', reason: string, action: string, note: string): void {
+    if (this.o.events && pod && !broken('events-pods-none')) this.o.events.record(podRef(pod), type, reason, action, note);
+  }
+
+  /** An event about container `c` of the pod (upstream's container reference); queued, never waited on. */
+  private containerEvent(pod: any, c: any, type: 'Normal' | 'Warning', reason: string, action: string, note: string): void {
+    // Test-only (breaks.ts): the agent records nothing about its pods.
+    if (!this.o.events || !pod || broken('events-pods-none')) return;
+    const init = (pod.spec?.initContainers ?? []).some((i: any) => i.name === c.name);
+    this.o.events.record(podRef(pod, { name: c.name, init }), type, reason, action, note);
   }
 
   /** A pod bound to this node was added or changed. */
@@ -343,16 +359,22 @@ export class PodWorkers {
     if (!present) {
       if (policy === 'Never') {
         e.waiting.set(c.name, { reason: 'ErrImageNeverPull', message: `Container image "${c.image}" is not present with pull policy of Never` });
+        this.containerEvent(pod, c, 'Warning', REASONS.ErrImageNeverPull, 'PullImage', `Container image "${c.image}" is not present with pull policy of Never`);
         return false;
       }
       if (this.backoff.inBackoffSince(imageKey, this.lastPullFailure.get(imageKey) ?? 0)) {
         e.waiting.set(c.name, { reason: 'ImagePullBackOff', message: `Back-off pulling image "${c.image}"` });
+        this.containerEvent(pod, c, 'Normal', REASONS.BackOff, 'PullImage', `Back-off pulling image "${c.image}"`);
         this.retryLater(e, this.backoff.delay(imageKey) - (Date.now() - (this.lastPullFailure.get(imageKey) ?? 0)));
         return false;
       }
+      this.containerEvent(pod, c, 'Normal', REASONS.Pulling, 'PullImage', `Pulling image "${c.image}"`);
+      const pullStart = Date.now();
       try {
         await this.o.runtime.pullImage(c.image, sandboxConfig);
+        this.containerEvent(pod, c, 'Normal', REASONS.Pulled, 'PullImage', `Successfully pulled image "${c.image}" in ${Date.now() - pullStart}ms`);
       } catch (err) {
+        this.containerEvent(pod, c, 'Warning', REASONS.Failed, 'PullImage', `Failed to pull image "${c.image}": ${runtimeMessage(err)}`);
         const now = Date.now();
         this.lastPullFailure.set(imageKey, now);
         const delay = this.backoff.next(imageKey, now);
@@ -362,6 +384,8 @@ export class PodWorkers {
         this.retryLater(e, delay / 2);
         return false;
       }
+    } else {
+      this.containerEvent(pod, c, 'Normal', REASONS.Pulled, 'PullImage', `Container image "${c.image}" already present on machine`);
     }
     let env: Map<string, string>;
     try {
@@ -369,6 +393,7 @@ export class PodWorkers {
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       e.waiting.set(c.name, { reason: 'CreateContainerConfigError', message: err.message });
+      this.containerEvent(pod, c, 'Warning', REASONS.Failed, 'CreateContainer', `Error: ${err.message}`);
       return false;
     }
     let seccomp;
@@ -378,6 +403,7 @@ export class PodWorkers {
       if (!(err instanceof SeccompFieldError)) throw err;
       // Upstream reports a profile it cannot resolve as a container config error, before any runtime call.
       e.waiting.set(c.name, { reason: 'CreateContainerConfigError', message: err.message });
+      this.containerEvent(pod, c, 'Warning', REASONS.Failed, 'CreateContainer', `Error: ${err.message}`);
       return false;
     }
     const m = pod.metadata;
@@ -400,18 +426,22 @@ export class PodWorkers {
       id = await this.o.runtime.createContainer(sandboxId, config, broken('cri-create-no-sandbox-config') ? undefined as any : sandboxConfig);
     } catch (err) {
       e.waiting.set(c.name, { reason: 'CreateContainerError', message: runtimeMessage(err) });
+      this.containerEvent(pod, c, 'Warning', REASONS.Failed, 'CreateContainer', `Error: ${runtimeMessage(err)}`);
       this.retryLater(e, this.backoff.next(`${e.uid}/${c.name}/create`));
       return false;
     }
+    this.containerEvent(pod, c, 'Normal', REASONS.Created, 'CreateContainer', `Created container: ${c.name}`);
     try {
       // Test-only (breaks.ts): a created container is never started.
       if (!broken('sync-skip-start-container')) await this.o.runtime.startContainer(id);
     } catch (err) {
       e.waiting.set(c.name, { reason: 'RunContainerError', message: runtimeMessage(err) });
+      this.containerEvent(pod, c, 'Warning', REASONS.Failed, 'StartContainer', `Error: ${runtimeMessage(err)}`);
       this.retryLater(e, this.backoff.next(`${e.uid}/${c.name}/create`));
       return false;
     }
     e.waiting.delete(c.name);
+    this.containerEvent(pod, c, 'Normal', REASONS.Started, 'StartContainer', `Started container ${c.name}`);
     if (this.o.records && !e.actuated) {
       // The runtime accepted and started a container with the pod's resources: they are actuated.
       await this.o.records.actuatedPods.record(pod);
@@ -435,6 +465,7 @@ export class PodWorkers {
       const delay = this.backoff.delay(key);
       e.waiting.set(c.name, { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(delay / 1000)}s restarting failed container=${c.name} pod=${podFullName(e.pod)}` });
       this.retryLater(e, finished + delay - Date.now());
+      this.containerEvent(e.pod, c, 'Warning', REASONS.BackOff, 'StartContainer', `Back-off restarting failed container ${c.name} in pod ${podFullName(e.pod)}`);
       return 'wait';
     }
     this.backoff.next(key);
@@ -467,7 +498,14 @@ export class PodWorkers {
         const attempt = sandbox ? sandbox.metadata.attempt + 1 : 0;
         const config = this.sandboxConfig(pod, attempt);
         await mkdir(config.log_directory, { recursive: true, mode: 0o755 });
-        const id = await rt.runPodSandbox(config);
+        if (sandbox) this.podEvent(pod, 'Normal', REASONS.SandboxChanged, 'RunPodSandbox', 'Pod sandbox changed, it will be killed and re-created.');
+        let id: string;
+        try {
+          id = await rt.runPodSandbox(config);
+        } catch (err) {
+          this.podEvent(pod, 'Warning', REASONS.FailedCreatePodSandBox, 'RunPodSandbox', `Failed to create pod sandbox: ${runtimeMessage(err)}`);
+          throw err;
+        }
         changed = true;
         sbStatus = await rt.sandboxStatus(id);
         sandbox = {
@@ -616,7 +654,9 @@ export class PodWorkers {
     if (teardown) {
       await Promise.all(containers.map(async (c) => {
         // Test-only (breaks.ts): StopContainer without the grace period (timeout 0).
-        if (c.state === 'CONTAINER_RUNNING' || c.state === 'CONTAINER_CREATED') await rt.stopContainer(c.id, broken('cri-stop-no-timeout') ? 0 : grace);
+        if (c.state !== 'CONTAINER_RUNNING' && c.state !== 'CONTAINER_CREATED') return;
+        if (pod) this.containerEvent(pod, { name: c.metadata.name }, 'Normal', REASONS.Killing, 'StopContainer', `Stopping container ${c.metadata.name}`);
+        await rt.stopContainer(c.id, broken('cri-stop-no-timeout') ? 0 : grace);
       }));
     }
     if (teardown) for (const c of containers) await rt.removeContainer(c.id);

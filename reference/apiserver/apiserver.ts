@@ -161,7 +161,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const metrics = new ApiServerMetrics(registry.gates, registry);
   const reg = registry;
   storage.metrics = new StorageMetrics(metrics.component, () => opts.storage, () =>
-    reg.stores.filter((st) => !st.strategy.notStored).map((st) => ({ resource: storageResource(st.strategy), prefix: st.keyPrefix() })),
+    // A view of another collection (storedAs) holds no objects of its own: counted once, as its collection.
+    reg.stores.filter((st) => !st.strategy.notStored && !st.strategy.storedAs).map((st) => ({ resource: storageResource(st.strategy), prefix: st.keyPrefix() })),
   );
   const endpoints = apiServerEndpoints({
     ...opts.identity,

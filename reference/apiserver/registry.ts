@@ -3,6 +3,7 @@ import { ResourceStore, type Admission } from './store.js';
 import type { ResourceStrategy } from './strategy.js';
 import type { Storage } from '../storage/types.js';
 import { FeatureGates } from '../features.js';
+import { ConvertedStorage } from '../storage/converted.js';
 
 export interface GroupVersions {
   readonly group: string;
@@ -20,7 +21,7 @@ export class Registry {
     for (const strategy of strategies) {
       // An API behind a disabled gate is not installed at all: no paths, no discovery entry.
       if (strategy.gate && !gates.enabled(strategy.gate)) continue;
-      const store = new ResourceStore({ storage, strategy, admission, gates });
+      const store = new ResourceStore({ storage: viewStorage(storage, strategy), strategy, admission, gates });
       const path = `${strategy.group}/${strategy.version}/${strategy.resource}`;
       if (this.byPath.has(path)) throw new Error(`resource registered twice: ${path}`);
       this.byPath.set(path, store);
@@ -55,4 +56,10 @@ export class Registry {
   storesIn(group: string, version: string): ResourceStore[] {
     return this.stores.filter((s) => s.strategy.group === group && s.strategy.version === version);
   }
+}
+
+/** The storage a resource's store works on: the shared one, or a converting view of another resource's collection. */
+function viewStorage(storage: Storage, s: ResourceStrategy): Storage {
+  if (!s.storedAs) return storage;
+  return new ConvertedStorage(storage, `/registry/${s.group || 'core'}/${s.resource}/`, `/registry/${s.storedAs.group || 'core'}/${s.storedAs.resource}/`, s.storedAs.codec);
 }

@@ -8,6 +8,7 @@ import type { FeatureGates } from '../features.js';
 import type { FieldSelectorTable } from './selectors.js';
 import type { Registry } from './registry.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ValueCodec } from '../storage/converted.js';
 
 export interface ObjectMeta {
   name?: string;
@@ -151,6 +152,12 @@ export interface ResourceStrategy {
    * which `prepareForUpdate` is not applied (so spec.finalizers may change) and status stays.
    */
   readonly finalizeSubresource?: boolean;
+  /**
+   * Served from another resource's stored collection (upstream: one store, several versions): keys
+   * live under that resource's prefix and values are converted both ways by `codec`. The view and
+   * the stored resource share revisions, watches and history (storage/converted.ts).
+   */
+  readonly storedAs?: { readonly group: string; readonly resource: string; readonly codec: ValueCodec };
   /** Top-level fields besides apiVersion, kind and metadata. */
   readonly schema: Properties;
   /** Top-level fields the spec marks required (`spec*`): OpenAPI `required`, shape checks. */

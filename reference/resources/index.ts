@@ -17,6 +17,7 @@ import { leaseStrategy } from './lease.js';
 import { storageVersionMigrationStrategy } from './storageversionmigration.js';
 import { resourceQuotaStrategy } from './resourcequota.js';
 import { eventStrategy } from './event.js';
+import { coreEventStrategy } from './core-event.js';
 import { REVIEW_STRATEGIES } from './reviews.js';
 // <<imports>>
 
@@ -37,6 +38,7 @@ export const REFERENCE_RESOURCES: readonly ResourceStrategy[] = [
   storageVersionMigrationStrategy,
   resourceQuotaStrategy,
   eventStrategy,
+  coreEventStrategy,
   ...REVIEW_STRATEGIES,
   // <<strategies>>
 ];

@@ -13,6 +13,7 @@ import { agentPodInfoCases } from './agent-4.2-pod-info.js';
 import { agentLogsCases } from './agent-logs.js';
 import { nodeLifecycleCases } from './3-node-lifecycle.js';
 import { schedulerTaintCases } from './3-scheduler.js';
+import { agentEventCases } from './agent-7-events.js';
 // <<imports>>
 
 export const nodeAgentCases: Case[] = [
@@ -29,5 +30,6 @@ export const nodeAgentCases: Case[] = [
   ...agentLogsCases,
   ...nodeLifecycleCases,
   ...schedulerTaintCases,
+  ...agentEventCases,
   // <<cases>>
 ];

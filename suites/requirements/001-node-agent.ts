@@ -1092,6 +1092,16 @@ export const NODE_AGENT: readonly Requirement[] = [
     doc: '001', section: '7', sectionTitle: 'Events', level: 'MUST', source: 'spec',
     text: 'WatchPods streams pod updates (section 4.2).',
   },
+  {
+    id: '001-7-agent-container-events',
+    doc: '001', section: '7', sectionTitle: 'Events', level: 'SHOULD', source: 'ground-truth',
+    text: 'The agent records events through the API about what it does to a pod\'s containers, with upstream kubelet\'s reasons (Pulling, Pulled, Created, Started, Killing, BackOff, Failed): each regards the Pod (kind, namespace, name, uid) with fieldPath spec.containers{<name>}, type Normal for progress and Warning for failures, reportingController agent and reportingInstance the node name.',
+  },
+  {
+    id: '001-7-agent-node-events',
+    doc: '001', section: '7', sectionTitle: 'Events', level: 'SHOULD', source: 'ground-truth',
+    text: 'Node events: NodeReady, NodeNotReady, NodeHasSufficientMemory, and the similar ones for the other conditions, recorded by the agent regarding its Node when a condition changes.',
+  },
 
   // ---------------------------------------------------------------- 8 Errors
   {

@@ -1,5 +1,5 @@
 // The areas the agent proofs are split into, one test file each (by case id).
-export const SYNC = /^agent\.(sync|pleg|kernel)\./;
+export const SYNC = /^agent\.(sync|pleg|kernel|events)\./;
 export const NODE = /^agent\.(node|lease|conditions)\./;
 export const SECCOMP = /^agent\.seccomp\./;
 export const EXEC = /^agent\.(files|lock|config|watchdog|healthz|standalone|cri)\./;

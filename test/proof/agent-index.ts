@@ -13,6 +13,7 @@ import { agentCheckpointBreakages } from './agent-checkpoint.js';
 import { agentPodInfoBreakages } from './agent-pod-info.js';
 import { agentStatsBreakages } from './agent-stats.js';
 import { agentLogsBreakages } from './agent-logs.js';
+import { agentEventBreakages } from './agent-events.js';
 // <<imports>>
 
 export const AGENT_BREAKAGES: Record<string, AgentBreakage> = {
@@ -25,5 +26,6 @@ export const AGENT_BREAKAGES: Record<string, AgentBreakage> = {
   ...agentPodInfoBreakages,
   ...agentStatsBreakages,
   ...agentLogsBreakages,
+  ...agentEventBreakages,
   // <<breakages>>
 };

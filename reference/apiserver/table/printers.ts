@@ -7,6 +7,7 @@
 // as the spec does for every such prefix (`orch.io/metadata.name`, `orch.io/initial-events-end`).
 import type { ApiObject } from '../strategy.js';
 import { RBAC_GROUP } from '../../resources/rbac.js';
+import { coreEventCodec } from '../../resources/core-event.js';
 import { age, timestampMs } from './age.js';
 import { podPrinter } from './pod-printer.js';
 import {
@@ -215,6 +216,12 @@ const eventPrinter: Printer = {
   },
 };
 
+/** Core v1 Events (`kubectl get events`): the same columns, read through upstream's field mapping. */
+const coreEventPrinter: Printer = {
+  columns: eventPrinter.columns,
+  cells: (ev: ApiObject, now: number) => eventPrinter.cells(coreEventCodec.toStored(ev) as ApiObject, now),
+};
+
 const storageVersionMigrationPrinter: Printer = {
   // Upstream's Name column here carries no `name` format.
   columns: [column('Name', 'string', NAME_COLUMN.description), column('Resource', 'string', 'The resource whose stored objects are migrated, as resource.group.')],
@@ -240,6 +247,7 @@ const PRINTERS = new Map<string, Printer>([
   ['/Node', nodePrinter],
   ['/Namespace', namespacePrinter],
   ['/ResourceQuota', resourceQuotaPrinter],
+  ['/Event', coreEventPrinter],
   ['storage.orch.io/StorageClass', storageClassPrinter],
   ['coordination.orch.io/Lease', leasePrinter],
   ['events.orch.io/Event', eventPrinter],
