@@ -42,7 +42,7 @@ t.test('kubectl api-resources reads /api and /apis only, and lists every served 
   const core = await (await fetch(`${ref.url}/api`, { headers: { accept: V2('apidiscovery.orch.io') } })).json() as any;
   t.equal(core.apiVersion, 'apidiscovery.orch.io/v2');
   const pods = core.items[0].versions[0].resources.find((r: any) => r.resource === 'pods');
-  t.same(pods.subresources.map((s: any) => s.subresource).sort(), ['attach', 'binding', 'eviction', 'exec', 'portforward', 'status'], 'subresources nested under their resource');
+  t.same(pods.subresources.map((s: any) => s.subresource).sort(), ['attach', 'binding', 'eviction', 'exec', 'log', 'portforward', 'status'], 'subresources nested under their resource');
   t.same(pods.subresources.find((s: any) => s.subresource === 'eviction').responseKind, { group: 'policy', version: 'v1', kind: 'Eviction' });
   const plain = await fetch(`${ref.url}/apis`);
   t.equal((await plain.json() as any).kind, 'APIGroupList', 'without asking: the legacy document');
