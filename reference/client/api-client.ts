@@ -3,6 +3,7 @@
 // server-side apply, status writes, list, delete) and a watch that
 // resumes from the last resourceVersion it saw and relists when the server says that version is gone.
 // Errors carry the server's Status object, so callers decide on `reason`/`code` (404, 409, 410).
+import { createSecureContext } from 'node:tls';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
@@ -99,7 +100,9 @@ export class ApiClient {
     if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`invalid API URL ${opts.url}: scheme must be http or https`);
     this.base = base;
     this.https = base.protocol === 'https:';
-    this.agent = this.https ? new HttpsAgent({ keepAlive: true, ca: opts.caPem }) : new HttpAgent({ keepAlive: true });
+    // One TLS context for every connection: given `ca` instead, Node parses it into a fresh context
+    // per connection.
+    this.agent = this.https ? new HttpsAgent({ keepAlive: true, secureContext: createSecureContext({ ca: opts.caPem }) }) : new HttpAgent({ keepAlive: true });
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.userAgent = opts.userAgent ?? 'agent';
   }
