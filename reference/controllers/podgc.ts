@@ -4,8 +4,10 @@
 //     (a node may be registering): marked Failed with DisruptionTarget=True, reason DeletionByPodGC,
 //     message `PodGC: node no longer exists`, then deleted with grace 0;
 //   - terminating pods on an out-of-service node (NotReady and tainted `node.orch.io/out-of-service`):
-//     marked Failed, deleted with grace 0;
-//   - terminating pods bound to no node: deleted with grace 0.
+//     marked Failed, deleted with grace 0.
+// Upstream's third rule, terminating pods bound to no node (gcUnscheduledTerminating), is left out:
+// the API server deletes an unbound pod at once, so only a finalizer can keep one terminating, and
+// marking it Failed would only race its owner's work (the eviction cases hold pods so).
 // A terminating pod on a node that exists and is not out of service stays until its agent finishes
 // it, however long that takes: that is upstream's rule (a pod on a dead node stays Terminating until
 // the node is removed or marked out of service). Upstream's count-based removal of finished pods
@@ -98,10 +100,7 @@ class PodGcController implements Controller {
     for (const pod of pods) {
       const nodeName: string | undefined = pod.spec?.nodeName;
       const terminating = !!pod.metadata.deletionTimestamp;
-      if (!nodeName) {
-        if (terminating) doomed.push({ pod });
-        continue;
-      }
+      if (!nodeName) continue;
       const node = nodeOf(nodeName);
       if (!node) {
         missing.add(nodeName);
