@@ -14,6 +14,7 @@ export const CONTROL_PLANE_PARTS = [
   'garbage-collector-controller',
   'namespace-controller',
   'clusterrole-aggregation-controller',
+  'pod-garbage-collector-controller',
   'scheduler',
 ] as const;
 

@@ -648,6 +648,12 @@ export class PodWorkers {
       return;
     }
     const grace = pod?.metadata?.deletionGracePeriodSeconds ?? pod?.spec?.terminationGracePeriodSeconds ?? 30;
+    // Test-only (breaks.ts): the final delete comes first, before anything is stopped, and no final status is written.
+    const deleteFirst = broken('sync-delete-before-stop');
+    if (deleteFirst && pod && !e.gone && pod.metadata.deletionTimestamp && this.o.api) {
+      await this.o.api.delete(podPath(pod), { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } })
+        .catch((err) => { if (!isNotFound(err) && !(err?.status === 409)) throw err; });
+    }
     const containers = await rt.listContainers(e.uid);
     // Test-only (breaks.ts): the pod's containers and sandboxes are left running when it is deleted.
     const teardown = !broken('sync-no-teardown');
@@ -659,13 +665,15 @@ export class PodWorkers {
         await rt.stopContainer(c.id, broken('cri-stop-no-timeout') ? 0 : grace);
       }));
     }
+    // SyncTerminatingPod ends with the pod's final status: its containers stopped, the pod terminal.
+    if (teardown && !deleteFirst && pod && !e.gone && pod.metadata.deletionTimestamp) await this.writeFinalStatus(e, pod);
     if (teardown) for (const c of containers) await rt.removeContainer(c.id);
     const sandboxes = teardown ? await rt.listSandboxes(e.uid) : [];
     for (const s of sandboxes) await rt.stopPodSandbox(s.id);
     for (const s of sandboxes) await rt.removePodSandbox(s.id);
     const m = pod?.metadata ?? { uid: e.uid, name: sandboxes[0]?.metadata.name, namespace: sandboxes[0]?.metadata.namespace };
     if (m.name && m.namespace) await rm(this.logDir({ metadata: m }), { recursive: true, force: true });
-    if (pod && !e.gone && pod.metadata.deletionTimestamp && this.o.api) {
+    if (!deleteFirst && pod && !e.gone && pod.metadata.deletionTimestamp && this.o.api) {
       // The final delete, once nothing runs: grace 0, and only this pod (not a new one with the same name).
       await this.o.api.delete(podPath(pod), { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } })
         .catch((err) => { if (!isNotFound(err) && !(err?.status === 409)) throw err; });
@@ -675,6 +683,37 @@ export class PodWorkers {
       await this.o.records.actuatedPods.remove(e.uid);
     }
     this.finish(e);
+  }
+
+  /**
+   * The status of a pod whose containers were all stopped for its deletion (upstream
+   * generateAPIPodStatus with podIsTerminal): a pod being deleted is terminal whatever its restart
+   * policy, so its phase is computed as restartPolicy Never would have it (Succeeded when every
+   * container exited 0, Failed otherwise).
+   */
+  private async writeFinalStatus(e: Entry, pod: any): Promise<void> {
+    const rt = this.o.runtime;
+    const byName = new Map<string, any[]>();
+    for (const c of await rt.listContainers(e.uid)) {
+      const name = c.labels?.[LABEL_CONTAINER_NAME] ?? c.metadata.name;
+      byName.set(name, [...(byName.get(name) ?? []), c].sort((a, b) => b.metadata.attempt - a.metadata.attempt));
+    }
+    const views = new Map<string, ContainerView>();
+    for (const [name, list] of byName) {
+      const [latest, previous] = await Promise.all(list.slice(0, 2).map((c) => rt.containerStatus(c.id).catch(() => undefined)));
+      views.set(name, { latest, previous });
+    }
+    const status = computePodStatus({
+      pod: { ...pod, spec: { ...pod.spec, restartPolicy: 'Never' }, status: { ...(e.localStatus ?? {}), ...(pod.status ?? {}) } },
+      runtimeName: this.o.runtimeName(), hostIP: this.o.hostIP, podIP: pod.status?.podIP,
+      sandboxReady: false, containers: views, now: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    });
+    try {
+      await this.writeStatus(e, status);
+    } catch (err) {
+      // The status is information: the deletion goes on without it (the pod may be gone already).
+      this.o.onError?.(err, podKey(pod));
+    }
   }
 
   private finish(e: Entry): void {

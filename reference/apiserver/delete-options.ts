@@ -267,6 +267,41 @@ export function garbageCollectionFinalizers(
 }
 
 /**
+ * What a delete of a kind with graceful deletion does (upstream rest.BeforeDelete):
+ * - `none`: the kind has no graceful deletion, or the object is already marked with grace 0 (a
+ *   delete that failed after the mark: it goes now, or waits for its finalizers);
+ * - `pending`: the object is already terminating and the request asks for no shorter grace: nothing
+ *   changes;
+ * - `graceful`: `obj` now carries deletionTimestamp (now + grace, or moved earlier when an existing
+ *   grace period is shortened) and deletionGracePeriodSeconds `grace`.
+ */
+export type GracefulDelete = { readonly kind: 'none' } | { readonly kind: 'pending' } | { readonly kind: 'graceful'; readonly grace: number };
+
+export function beforeGracefulDelete(obj: ApiObject, s: ResolvedStrategy, requested: number | undefined, now = Date.now()): GracefulDelete {
+  if (!s.gracefulDeletePeriod) return { kind: 'none' };
+  const meta = obj.metadata;
+  if (meta.deletionTimestamp) {
+    const current = meta.deletionGracePeriodSeconds;
+    if (current === undefined || current <= 0) return { kind: 'none' };
+    // Only a shorter grace period may be asked for, and it counts from the first request.
+    if (requested === undefined || requested >= current) return { kind: 'pending' };
+    const start = Date.parse(meta.deletionTimestamp) - current * 1000;
+    meta.deletionTimestamp = rfc3339(start + requested * 1000);
+    meta.deletionGracePeriodSeconds = requested;
+    return { kind: 'graceful', grace: requested };
+  }
+  const grace = s.gracefulDeletePeriod(obj, requested);
+  meta.deletionTimestamp = rfc3339(now + grace * 1000);
+  meta.deletionGracePeriodSeconds = grace;
+  // Controllers of an object being deleted stop acting on it: its generation says so (upstream).
+  if ((meta.generation ?? 0) > 0) meta.generation! += 1;
+  return { kind: 'graceful', grace };
+}
+
+/** RFC 3339 in whole seconds, as metav1.Time serializes. */
+const rfc3339 = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
  * Upstream markAsDeleting, for kinds without graceful deletion whose delete must wait for
  * finalizers: deletionTimestamp (kept if already set), deletionGracePeriodSeconds 0, and a
  * generation bump the first time. `prepare` is the kind's own change (e.g. Namespace Terminating).

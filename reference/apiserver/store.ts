@@ -22,7 +22,7 @@ import { recordWrite, type FieldOwner } from './managed-fields.js';
 import { markShared, ServedJsonCache } from './served-json.js';
 import { nowRFC3339 } from './now.js';
 import { readPage, watchCollection, type CollectionView, type CollectionWatchOptions, type ObjectPredicate } from './list-watch.js';
-import { checkDeletePreconditions, corruptObject, garbageCollectionFinalizers, markAsDeleting, notCorruptError } from './delete-options.js';
+import { beforeGracefulDelete, checkDeletePreconditions, corruptObject, garbageCollectionFinalizers, markAsDeleting, notCorruptError } from './delete-options.js';
 import type { UserInfo } from './auth/user.js';
 
 /** What a validating phase knows of the write besides the object. */
@@ -349,7 +349,7 @@ export class ResourceStore {
 
       try {
         if (opts.dryRun) return { object: this.wouldUpdate(next, old), unknownFields, created: false };
-        if (old.metadata.deletionTimestamp && !this.deletionPending(next)) {
+        if (this.deletesOnWrite(old, next)) {
           // The last finalizer is gone: the object goes away instead of being written.
           const kv = await this.storage.delete(key, current.modRevision);
           return { object: this.decode(kv), unknownFields, created: false };
@@ -381,13 +381,21 @@ export class ResourceStore {
       if (refused) throw refused;
       try {
         const marked = this.decode(current);
+        // Kinds deleted gracefully (pods): marked first, finished by whoever runs them (delete-options.ts).
+        const graceful = beforeGracefulDelete(marked, s, opts.gracePeriodSeconds);
+        if (graceful.kind === 'pending') return { object: old, deleted: false };
         // Orphan / Foreground are finalizers the garbage collector acts on (delete-options.ts).
         const gcFinalizers = this.garbageCollection ? garbageCollectionFinalizers(marked.metadata.finalizers, opts) : undefined;
         if (gcFinalizers) {
           if (gcFinalizers.length) marked.metadata.finalizers = gcFinalizers;
           else delete marked.metadata.finalizers;
         }
-        if (this.deletionPending(marked)) {
+        if (graceful.kind === 'graceful' && (graceful.grace > 0 || this.deletionPending(marked))) {
+          if (opts.dryRun) return { object: marked, deleted: false };
+          const kv = await this.storage.update(key, this.encode(marked), current.modRevision);
+          return { object: this.decode(kv), deleted: false };
+        }
+        if (graceful.kind === 'none' && this.deletionPending(marked)) {
           if (!markAsDeleting(marked, old, nowRFC3339(), s.prepareForDeletion)) return { object: old, deleted: false };
           if (opts.dryRun) return { object: marked, deleted: false };
           const kv = await this.storage.update(key, this.encode(marked), current.modRevision);
@@ -443,7 +451,7 @@ export class ResourceStore {
       const obj = this.decode(current);
       mutate(obj);
       try {
-        if (obj.metadata.deletionTimestamp && !this.deletionPending(obj)) return this.decode(await this.storage.delete(key, current.modRevision));
+        if (this.deletesOnWrite(obj, obj)) return this.decode(await this.storage.delete(key, current.modRevision));
         return this.decode(await this.storage.update(key, this.encode(obj), current.modRevision));
       } catch (err) {
         if (!isStorageError(err, 'Conflict') && !isStorageError(err, 'KeyNotFound')) throw err;
@@ -629,6 +637,15 @@ export class ResourceStore {
     if (body['status'] === undefined) delete next['status'];
     else next['status'] = body['status'];
     return next;
+  }
+
+  /**
+   * A write that completes a deletion (upstream shouldDeleteDuringUpdate): the object was marked
+   * with no grace left (0) and nothing holds it any more. A pod still in its grace period stays
+   * however it is written: the agent that runs it finishes its deletion.
+   */
+  private deletesOnWrite(old: ApiObject, next: ApiObject): boolean {
+    return !!old.metadata.deletionTimestamp && (old.metadata.deletionGracePeriodSeconds ?? 0) <= 0 && !this.deletionPending(next);
   }
 
   private deletionPending(obj: ApiObject): boolean {

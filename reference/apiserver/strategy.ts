@@ -223,6 +223,13 @@ export interface ResourceStrategy {
   deletionBlocked?(obj: ApiObject): boolean;
   /** Refuses a delete outright, e.g. of a built-in namespace. */
   checkDelete?(obj: ApiObject): StatusError | undefined;
+  /**
+   * Kinds deleted gracefully (upstream RESTGracefulDeleteStrategy.CheckGracefulDelete): the grace
+   * period, in seconds, of a first delete of `obj` that asked for `requested` (undefined: none asked).
+   * Above 0 the object is only marked (deletionTimestamp now + grace, deletionGracePeriodSeconds)
+   * and someone else (the node agent) finishes the deletion; 0 deletes at once.
+   */
+  gracefulDeletePeriod?(obj: ApiObject, requested: number | undefined): number;
 }
 
 /** A strategy with every default resolved, plus the names errors and URLs need. */
@@ -254,6 +261,7 @@ export function resolveStrategy(s: ResourceStrategy): ResolvedStrategy {
     validateUpdate: s.validateUpdate?.bind(s),
     deletionBlocked: s.deletionBlocked?.bind(s),
     checkDelete: s.checkDelete?.bind(s),
+    gracefulDeletePeriod: s.gracefulDeletePeriod?.bind(s),
     listKind: s.listKind ?? `${s.kind}List`,
     apiVersion: s.group ? `${s.group}/${s.version}` : s.version,
     verbs: s.verbs ?? ALL_VERBS,

@@ -10,6 +10,7 @@ import { storageVersionMigrator } from './storage-version-migrator.js';
 import { garbageCollectorController } from './garbage-collector.js';
 import { namespaceController } from './namespace.js';
 import { clusterRoleAggregationController } from './clusterrole-aggregation.js';
+import { podGcController } from './podgc.js';
 // <<imports>>
 
 export const CONTROLLERS: readonly ControllerDefinition[] = [
@@ -22,5 +23,6 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   garbageCollectorController,
   namespaceController,
   clusterRoleAggregationController,
+  podGcController,
   // <<controllers>>
 ];

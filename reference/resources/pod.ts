@@ -574,11 +574,24 @@ export const podStrategy = defineStrategy({
   connectSubresources: POD_CONNECT_SUBRESOURCES,
   // pods/log (pod-log.ts).
   readSubresources: POD_READ_SUBRESOURCES,
-  // Upstream's pod registry sets ReturnDeletedObject. (No graceful deletion here: a delete is immediate.)
+  // Upstream's pod registry sets ReturnDeletedObject.
   deleteResponse: 'object',
   description: 'One or more containers run together on a node, sharing network and storage; the node agent runs the pods bound to its node.',
   schema: { spec: podSpecSchema, status: podStatusSchema },
   patchStrategies: POD_PATCH_STRATEGIES,
+
+  /**
+   * Upstream podStrategy.CheckGracefulDelete: the requested grace period, else the pod's
+   * terminationGracePeriodSeconds; 0 (deleted at once) for a pod no node runs (unbound) or one that
+   * has finished (Succeeded, Failed). A bound pod stays, terminating, until its agent has stopped it
+   * and deletes it with grace 0.
+   */
+  gracefulDeletePeriod(o: ApiObject, requested: number | undefined): number {
+    const pod = o as Pod;
+    if (!pod.spec?.nodeName) return 0;
+    if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return 0;
+    return requested ?? pod.spec.terminationGracePeriodSeconds ?? 0;
+  },
 
   defaults(o: ApiObject): void {
     const pod = o as Pod;

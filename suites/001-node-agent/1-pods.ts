@@ -4,7 +4,7 @@
 // Every pod is held back from scheduling (a scheduling gate, or a nodeName of no real node), so a
 // real cluster never runs it.
 import { defineCase, type Case, type CaseContext } from '../case.js';
-import { expectEqual, expectObject, SUCCESS, expectRefused } from '../verify.js';
+import { expectEqual, expectObject, expectTrue, fail, show, SUCCESS, expectRefused } from '../verify.js';
 import { createObject, itemPath, newObject, postObject } from '../000-control-plane/kinds.js';
 import { HOLD_GATE, IMAGE, POD, T0, agentCommon, putStatus } from './kinds.js';
 
@@ -224,6 +224,41 @@ export const podCases: Case[] = [
       const { res } = await update(ctx, { terminationGracePeriodSeconds: 30 }, (p) => { p.spec.terminationGracePeriodSeconds = 5; });
       const got = expectObject(res, SUCCESS.replace, 'Pod', 'PUT with terminationGracePeriodSeconds 5');
       expectEqual(got.spec?.terminationGracePeriodSeconds, 5, 'terminationGracePeriodSeconds after the update');
+    },
+  }),
+  defineCase({
+    ...podCase('SHOULD'),
+    id: 'api.pod.delete.graceful',
+    title: 'Deleting a pod bound to a node marks it (deletionTimestamp = delete + grace, deletionGracePeriodSeconds = terminationGracePeriodSeconds) and keeps it; gracePeriodSeconds=0 with the pod\'s uid removes it; an unbound pod goes at once',
+    requirements: ['001-1-pod-graceful-deletion'],
+    async run(ctx) {
+      // A node that does not exist: no agent finishes the deletion, so the marked pod stays put.
+      const grace = 120;
+      const before = Date.now();
+      const pod = await createObject(ctx, POD, { spec: { nodeName: ctx.uniqueName('no-such-node'), terminationGracePeriodSeconds: grace, containers: [{ name: 'main', image: IMAGE }] } });
+      const path = itemPath(POD, ctx.namespace, pod.metadata.name);
+      const del = await ctx.api.delete(path);
+      const answered = Date.now();
+      if (del.status !== 200 && del.status !== 202) fail('DELETE of the bound pod without gracePeriodSeconds', 'HTTP 200 or 202', `HTTP ${del.status} ${del.text.slice(0, 200)}`);
+      const res = await ctx.api.get(path);
+      if (res.status === 404) fail('the deleted pod, bound to a node, stays for its agent to stop it', 'HTTP 200 with metadata.deletionTimestamp', 'HTTP 404: removed at once');
+      const marked = expectObject(res, [200], 'Pod', 'read the deleted pod back');
+      const m = marked.metadata ?? {};
+      expectEqual(m.deletionGracePeriodSeconds, grace, 'metadata.deletionGracePeriodSeconds (the pod\'s terminationGracePeriodSeconds)');
+      // Both timestamps are the server's (the runner's clock only bounds the time between create and
+      // delete), in whole seconds.
+      const lead = (Date.parse(m.deletionTimestamp) - Date.parse(m.creationTimestamp)) / 1000;
+      expectTrue(Number.isFinite(lead) && lead >= grace - 1 && lead <= grace + Math.ceil((answered - before) / 1000) + 1,
+        'metadata.deletionTimestamp is the time of the delete plus the grace period', `creationTimestamp + ${grace}s (plus the seconds between create and delete)`, show({ creationTimestamp: m.creationTimestamp, deletionTimestamp: m.deletionTimestamp }));
+      const forced = await ctx.api.delete(path, { body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid: m.uid } } });
+      if (forced.status !== 200 && forced.status !== 202) fail('DELETE with gracePeriodSeconds 0 and the pod\'s uid', 'HTTP 200 or 202', `HTTP ${forced.status} ${forced.text.slice(0, 200)}`);
+      const after = await ctx.api.get(path);
+      expectEqual(after.status, 404, 'GET of the pod right after the delete with gracePeriodSeconds 0 (HTTP code)');
+      // Bound to no node: nothing would ever finish it, so the delete is immediate.
+      const unbound = await createObject(ctx, POD, spec({ terminationGracePeriodSeconds: grace }));
+      const unboundPath = itemPath(POD, ctx.namespace, unbound.metadata.name);
+      expectTrue([200, 202].includes((await ctx.api.delete(unboundPath)).status), 'DELETE of an unbound pod', 'HTTP 200 or 202', 'another code');
+      expectEqual((await ctx.api.get(unboundPath)).status, 404, 'GET of the unbound pod right after its delete (HTTP code)');
     },
   }),
 ];

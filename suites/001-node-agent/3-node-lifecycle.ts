@@ -241,12 +241,12 @@ const LIFECYCLE_TOLERATIONS = [
 
 const podPath = (ctx: CaseContext, name: string) => `/api/v1/namespaces/${ctx.namespace}/pods/${name}`;
 
-/** Creates a pod bound to `node` with these tolerations. */
-async function podOn(ctx: CaseContext, node: string, tolerations: unknown[], hint: string): Promise<any> {
+/** Creates a pod bound to `node` with these tolerations (and `extra` spec fields). */
+async function podOn(ctx: CaseContext, node: string, tolerations: unknown[], hint: string, extra: Record<string, unknown> = {}): Promise<any> {
   const body = {
     apiVersion: 'v1', kind: 'Pod',
     metadata: { name: ctx.uniqueName(hint), namespace: ctx.namespace, labels: { ...ctx.labels } },
-    spec: { nodeName: node, containers: [{ name: 'main', image: IMAGE }], tolerations },
+    spec: { nodeName: node, containers: [{ name: 'main', image: IMAGE }], tolerations, ...extra },
   };
   return expectObject(await ctx.api.post(`/api/v1/namespaces/${ctx.namespace}/pods`, body), SUCCESS.create, 'Pod', `create pod ${hint} bound to node ${node}`);
 }
@@ -274,7 +274,7 @@ async function dropPods(ctx: CaseContext, pods: readonly any[]): Promise<void> {
 }
 
 /** Runs `body` on a Ready node of the case's own with the pods it creates, removing the pods after. */
-async function withPodsOnNode(ctx: CaseContext, body: (n: CaseNode, pod: (tolerations: unknown[], hint: string) => Promise<any>) => Promise<void>): Promise<void> {
+async function withPodsOnNode(ctx: CaseContext, body: (n: CaseNode, pod: (tolerations: unknown[], hint: string, extra?: Record<string, unknown>) => Promise<any>) => Promise<void>): Promise<void> {
   const pods: any[] = [];
   try {
     await withNodes(ctx, async (register) => {
@@ -282,8 +282,8 @@ async function withPodsOnNode(ctx: CaseContext, body: (n: CaseNode, pod: (tolera
       // Kept Ready throughout: with a short node-monitor-grace-period a silent node would go Unknown
       // mid-case and the control plane's own taints would mix with the case's.
       n.start(beatPeriod(DEFAULT_BEAT_GRACE_MS));
-      await body(n, async (tolerations, hint) => {
-        const p = await podOn(ctx, n.name, tolerations, hint);
+      await body(n, async (tolerations, hint, extra) => {
+        const p = await podOn(ctx, n.name, tolerations, hint, extra);
         pods.push(p);
         return p;
       });
@@ -517,6 +517,27 @@ export const nodeLifecycleCases: Case[] = [
         await taintNode(ctx, n);
         await waitFor(ctx, podPath(ctx, p.metadata.name), gone, `pod ${p.metadata.name}, not tolerating the NoExecute taint ${EVICT_TAINT.key} of its node, is evicted`,
           'the pod deleted (gone, or with a deletionTimestamp)', 20_000);
+      });
+    },
+  }),
+  defineCase({
+    ...eviction('SHOULD'),
+    spec: { doc: '001', section: '1' },
+    controllers: ['pod-garbage-collector-controller'],
+    id: 'api.node-lifecycle.terminating-pod-stays',
+    title: 'A pod deleted on a node whose agent never finishes it stays terminating past its grace period: nothing removes it while the node exists and is not out of service',
+    requirements: ['001-1-terminating-pod-waits-for-agent'],
+    async run(ctx) {
+      await withPodsOnNode(ctx, async (n, pod) => {
+        const p = await pod(LIFECYCLE_TOLERATIONS, 'stuck', { terminationGracePeriodSeconds: 1 });
+        const path = podPath(ctx, p.metadata.name);
+        const del = await ctx.api.delete(path);
+        if (del.status !== 200 && del.status !== 202) fail(`delete pod ${p.metadata.name}`, 'HTTP 200 or 202', `HTTP ${del.status} ${del.text.slice(0, 200)}`);
+        // Spec 000 leaves a kind's default grace period open: a server may remove the pod at once.
+        if (!del.json?.metadata?.deletionTimestamp) skip('the server removed the pod at once (no deletionTimestamp in the answer to the delete): no pod is left waiting for its agent');
+        // The case's node runs no agent: well past the grace period of 1 s, the pod is still waiting for one.
+        await holdsFor(ctx, path, (o) => !o?.deleted && !!o?.metadata?.deletionTimestamp, 4_000, `pod ${p.metadata.name}, deleted on node ${n.name} whose agent never finishes it, stays terminating`,
+          'the pod still in the API, with its deletionTimestamp');
       });
     },
   }),

@@ -2,7 +2,7 @@
 // (sandbox, then containers) and tears them down on deletion; the PLEG turns runtime changes into
 // pod status.
 import { defineCase, type Case, type CaseContext } from '../case.js';
-import { expectEqual, expectTrue, fail, show } from '../verify.js';
+import { expectEqual, expectTrue, fail, show, skip } from '../verify.js';
 import type { CriCall } from '../../runner/agent-target.js';
 import {
   agentCase, containerStatus, createPodOnNode, criCallsFor, isRunning, podPath, runtimeId, sandboxIdsOf, waitFor, waitGone, RUN_IMAGE,
@@ -210,6 +210,44 @@ export const agentSyncLoopCases: Case[] = [
       const stop = await waitCall(ctx, 'StopContainer', 'container_id', [containerId], 10_000);
       if (!stop) fail('the agent stops the deleted pod\'s container (within 10s)', `StopContainer{container_id: ${containerId}}`, show(await criCallsFor(ctx, pod)));
       expectEqual(Number(stop!.request.timeout), 5, 'StopContainerRequest.timeout (the deletion grace period, seconds)');
+    },
+  }),
+  defineCase({
+    ...agentCase('1', 'SHOULD', 'node'),
+    id: 'agent.sync.terminating-final-delete',
+    title: 'A deleted pod stays in the API, terminating, until the agent has stopped its container (StopContainer with the grace period) and reported it terminated; the agent then deletes it',
+    requirements: ['001-1-sync-terminating-final-delete'],
+    async run(ctx) {
+      const { pod, containerId } = await runningPod(ctx, { terminationGracePeriodSeconds: 3 }, 'final');
+      const name = pod.metadata.name;
+      const w = await ctx.api.watch(`/api/v1/namespaces/${ctx.namespace}/pods`, { fieldSelector: `metadata.name=${name}`, resourceVersion: pod.metadata.resourceVersion, allowWatchBookmarks: false });
+      try {
+        if (w.status !== 200) fail('watch the pod', 'HTTP 200', `HTTP ${w.status}`);
+        const del = await ctx.api.delete(podPath(ctx, name));
+        if (del.status !== 200 && del.status !== 202) fail('delete the running pod', 'HTTP 200 or 202', `HTTP ${del.status} ${del.text.slice(0, 200)}`);
+        // Spec 000 leaves a kind's default grace period open: a server may remove the pod at once.
+        if (!del.json?.metadata?.deletionTimestamp) skip('the server removed the pod at once (no deletionTimestamp in the answer to the delete): there is no terminating pod whose end the agent could bring about');
+        const deadline = Date.now() + 15_000;
+        let last: any = del.json;
+        let gone: any;
+        while (!gone) {
+          const left = deadline - Date.now();
+          const ev = left > 0 ? await w.next(left) : undefined;
+          if (!ev) fail('the agent finishes the deletion: the pod leaves the API (within 15s)', 'a DELETED watch event', show(last?.metadata));
+          if (ev!.type === 'ERROR') fail('watch the pod', 'no ERROR event', show(ev!.object));
+          if (ev!.object?.metadata?.name !== name) continue;
+          if (ev!.type === 'DELETED') gone = ev!.object;
+          else last = ev!.object;
+        }
+        // Read as soon as the pod left the API: a stop asked for afterwards is not in the log yet.
+        const stop = await firstCall(ctx, 'StopContainer', 'container_id', [containerId]);
+        if (!stop) fail('the agent stopped the container through the CRI before the pod left the API', `StopContainer{container_id: ${containerId}}`, show(await criCallsFor(ctx, pod)));
+        expectEqual(Number(stop!.request.timeout), 3, 'StopContainerRequest.timeout (the deletion grace period, seconds)');
+        expectTrue(!!containerStatus(gone, 'c')?.state?.terminated, 'the last status the pod had in the API shows its container terminated (the agent\'s final status)',
+          'containerStatuses[c].state.terminated', show(containerStatus(gone, 'c')?.state));
+      } finally {
+        w.close();
+      }
     },
   }),
   defineCase({

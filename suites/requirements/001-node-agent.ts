@@ -130,6 +130,23 @@ export const NODE_AGENT: readonly Requirement[] = [
     text: 'ephemeralContainers cannot be set when a Pod is created: `spec.ephemeralContainers: Forbidden: cannot be set on create`.',
   },
   {
+    id: '001-1-pod-graceful-deletion',
+    doc: '001', section: '1', sectionTitle: 'What the service does', level: 'SHOULD', source: 'ground-truth',
+    surface: 'api',
+    text: 'Deleting a pod bound to a node only marks it (upstream pod strategy): metadata.deletionTimestamp is the time of the delete plus the grace period, and deletionGracePeriodSeconds the grace period (gracePeriodSeconds of the delete, else spec.terminationGracePeriodSeconds); the pod stays, terminating, for its agent to run SyncTerminatingPod. A delete with gracePeriodSeconds 0 (the agent\'s final delete, or a forced one) removes it at once; so does any delete of a pod bound to no node.',
+  },
+  {
+    id: '001-1-sync-terminating-final-delete',
+    doc: '001', section: '1', sectionTitle: 'What the service does', level: 'SHOULD', source: 'ground-truth',
+    text: 'For a pod marked for deletion the agent runs SyncTerminatingPod and SyncTerminatedPod before the pod leaves the API: it stops the containers through the CRI (StopContainer with the grace period), reports the final status, and then deletes the pod itself with grace period 0 and a precondition on its uid.',
+  },
+  {
+    id: '001-1-terminating-pod-waits-for-agent',
+    doc: '001', section: '1', sectionTitle: 'What the service does', level: 'SHOULD', source: 'ground-truth',
+    surface: 'controllers',
+    text: 'A terminating pod whose node\'s agent does not finish it stays terminating, past its grace period: neither the API server nor a controller removes it while its node exists and is not out of service (upstream: the pod garbage collector removes terminating pods only on nodes that are NotReady and tainted out-of-service, and pods of nodes that no longer exist).',
+  },
+  {
     id: '001-1-pod-node-name',
     doc: '001', section: '1', sectionTitle: 'What the service does', level: 'SHOULD', source: 'ground-truth',
     surface: 'api',

@@ -86,7 +86,9 @@ async function holds<T>(get: () => Promise<T>, pred: (v: T) => boolean, ms: numb
   return true;
 }
 
-const gone = async (c: ApiClient, path: string) => c.get(path).then(() => false, (e) => e instanceof ApiError && e.status === 404);
+// Deleted: gone, or marked for deletion (a pod bound to a node is deleted gracefully, and no agent
+// runs these nodes to finish it).
+const gone = async (c: ApiClient, path: string) => c.get(path).then((o: any) => !!o?.metadata?.deletionTimestamp, (e) => e instanceof ApiError && e.status === 404);
 
 t.test('a silent node turns Unknown: upstream reasons, missing conditions added, NetworkUnavailable kept, events', async (t) => {
   const { c, beats } = await setup(t);

@@ -264,6 +264,11 @@ t.test('preemption: lower-priority victims marked and deleted, preemptor nominat
   await watch.synced;
   t.teardown(() => watch.stop());
   const high = await pod(c, { priority: 100 });
+  // The victim is deleted gracefully: the node's agent (none here, so the test stands in for it)
+  // finishes the deletion with grace 0 once it has stopped the pod; until then the preemptor waits.
+  const terminating = await until(() => getPod(c, victim.metadata.name), (p) => !!p.metadata.deletionTimestamp, 'the victim marked for deletion');
+  t.equal(terminating.metadata.deletionGracePeriodSeconds, terminating.spec.terminationGracePeriodSeconds, 'the victim gets its own grace period');
+  await c.delete(`${PODS}/${victim.metadata.name}`, { gracePeriodSeconds: 0, preconditions: { uid: victim.metadata.uid } });
   const bound = await boundPod(c, high.metadata.name);
   t.equal(bound.status.nominatedNodeName, 'n1', 'nominated to the node it preempted on');
   await until(async () => seen, (s) => s.some((e) => e.type === 'DELETED'), 'the victim deleted');

@@ -40,6 +40,8 @@ export const agentSyncLoopBreakages: Record<string, AgentBreakage> = {
       },
     },
   },
+  // The agent deletes the pod (grace 0) first, then stops its containers, with no final status.
+  'agent.sync.terminating-final-delete': { switch: 'sync-delete-before-stop' },
   // Init containers run last to first.
   'agent.sync.init-containers-in-order': { switch: 'sync-init-reversed' },
 };

@@ -26,6 +26,8 @@ export const nodeLifecycleProofs: Readonly<Record<string, ControllerBreakage>> =
   // The taint eviction controller deletes nothing.
   'api.node-lifecycle.no-execute.untolerated-evicted': { breaks: ['taint-eviction.no-eviction'] },
   // Tolerations are ignored: the tolerating pod goes too.
+  // The pod garbage collector removes terminating pods whatever their node's state.
+  'api.node-lifecycle.terminating-pod-stays': { breaks: ['podgc.terminating-any-node'] },
   'api.node-lifecycle.no-execute.tolerated-stays': { breaks: ['taint-eviction.ignore-tolerations'] },
   // tolerationSeconds is ignored: the pod tolerating for 1 s stays.
   'api.node-lifecycle.no-execute.toleration-seconds': { breaks: ['taint-eviction.ignore-toleration-seconds'] },

@@ -2,6 +2,7 @@
 // control-plane kinds (spec 001: Node status, Lease, Pod, seccomp fields): for each case a target
 // broken in exactly the case's rule.
 import { answer, editJson, jsonBody, statusBody, type Breakage, type ProxiedRequest, type ProxiedResponse } from '../helpers/broken-target.js';
+import { deletePodAtOnce } from '../helpers/pods-at-once.js';
 
 const RBAC = '/apis/rbac.authorization.orch.io/v1';
 const pathOnly = (r: ProxiedRequest) => r.path.split('?')[0]!;
@@ -207,6 +208,8 @@ export const rbacNodeBreakages: Record<string, Breakage> = {
   'api.pod.containers.name-unique-with-init': onCreate('pods', (b) => { for (const c of b.spec?.initContainers ?? []) c.name = `init-${c.name}`; }),
   'api.pod.containers.image-required': onCreate('pods', (b) => { for (const c of b.spec?.containers ?? []) c.image ??= 'filled-in'; }),
   'api.pod.ephemeral-containers.not-on-create': onCreate('pods', (b) => { delete b.spec?.ephemeralContainers; }),
+  // A server without graceful pod deletion: the bound pod is removed by the first delete.
+  'api.pod.delete.graceful': { request: (r) => { deletePodAtOnce(r); } },
   'api.pod.node-name.round-trip': {
     response: eachOf('Pod', (o) => { delete o.spec?.nodeName; }),
   },

@@ -40,7 +40,7 @@ export const VARIANTS: readonly LegalVariant[] = [
  * must not need to), a plain 400 and another 404 reason beside the other status-code freedoms, and
  * error bodies that are no Status at all beside limit-ignored (pagination cases skip there, and no
  * error answer is a pagination one). delete-202 and warnings-extra change only DELETE codes and add
- * a Warning no case's rule is about; event-note-1000 refuses only Event writes with long notes:
+ * a Warning no case's rule is about, and pods-deleted-at-once only when a pod goes; event-note-1000 refuses only Event writes with long notes:
  * none of them touches what the variants beside them change. patch-types-merge-only makes the apply
  * and strategic-merge cases skip, which limit-ignored's pagination skips do not overlap.
  * `LEGAL_VARIANTS=each` runs every variant alone, to tell which freedom a failure comes from.
@@ -48,6 +48,6 @@ export const VARIANTS: readonly LegalVariant[] = [
 export const VARIANT_RUNS: readonly (readonly string[])[] = [
   ['continue-unrecognized-ignored', 'api-version-unrecognized-accepted', 'create-200-update-201', 'items-reversed', 'bookmarks-injected', 'messages-reworded', 'invalid-without-causes'],
   ['continue-expired-resource-expired', 'kind-required', 'bookmarks-unasked', 'create-202-update-200', 'resource-versions-opaque', 'json-layout-and-extras', 'event-note-1000', 'invalid-as-plain-400', 'not-found-other-reason'],
-  ['limit-fewer-first-chunk-empty', 'connection-close-split-watch', 'slow-100ms', 'debug-text-reworded', 'warnings-extra', 'delete-202'],
+  ['limit-fewer-first-chunk-empty', 'connection-close-split-watch', 'slow-100ms', 'debug-text-reworded', 'warnings-extra', 'delete-202', 'pods-deleted-at-once'],
   ['limit-ignored', 'patch-types-merge-only', 'errors-small-json'],
 ];

@@ -3,6 +3,7 @@
 // it does not show. Each takes one freedom the reference does not.
 import { answer, jsonBody, statusBody, type ProxiedRequest } from '../helpers/broken-target.js';
 import { isApiPath, type LegalVariant } from '../helpers/variant-target.js';
+import { deletePodAtOnce } from '../helpers/pods-at-once.js';
 
 const pathOnly = (req: ProxiedRequest): string => req.path.split('?')[0]!;
 const mediaType = (req: ProxiedRequest): string => (Object.entries(req.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -53,6 +54,15 @@ export const specFreedomVariants: LegalVariant[] = [
     hooks: () => ({
       response(req, res) {
         if (req.method === 'DELETE' && isApiPath(req) && res.status === 200 && !isBindingCollection(req)) res.status = 202;
+      },
+    }),
+  },
+  {
+    name: 'pods-deleted-at-once',
+    freedom: '§4.2: gracePeriodSeconds "if nil the per-type default is used", and spec 001 names no default for pods: a pod is deleted at once (as with gracePeriodSeconds=0) instead of being marked and left to its agent (upstream\'s graceful deletion)',
+    hooks: () => ({
+      request(req) {
+        deletePodAtOnce(req);
       },
     }),
   },
