@@ -1,7 +1,7 @@
 // The real kubectl (1.32) through the reference API server's pods/exec, pods/attach and
 // pods/portforward, to the reference agent and the mock CRI (one in-process node, startStreamingNode):
 // `exec -- echo hi`, `exec -i` with stdin, `exec -it` through a pseudo-terminal (`script`), `attach`,
-// and `port-forward` to the port the simulated container listens on. kubectl tries WebSocket first
+// `port-forward` to the port the simulated container listens on, and `delete pod` (Terminating, then gone). kubectl tries WebSocket first
 // (v5.channel.k8s.io for exec and attach, the SPDY tunnel for port-forward); the server's log of
 // requests is not needed: the sessions work or the commands fail.
 import { execa } from 'execa';
@@ -87,5 +87,22 @@ t.test('kubectl exec, attach and port-forward', async (t) => {
     t.notMatch(out, /error|fall/i, `no error or fallback on kubectl's side: ${out}`);
     proc.kill('SIGINT');
     await proc;
+  });
+
+  // Last, as it removes the pod: kubectl's delete waits until the pod is gone, and a watch begun
+  // before it shows the pod Terminating first (marked with its grace period while the agent stops it).
+  t.test('delete pod: Terminating, then gone', async (t) => {
+    const watch = execa('kubectl', [...args, 'get', 'pod', 'web', '--watch', '--output-watch-events'], { reject: false, env, timeout: 30_000, stdin: 'ignore' });
+    let seen = '';
+    watch.stdout!.on('data', (c: Buffer) => { seen += c.toString(); });
+    await until('the watch\'s first row', async () => (/\bweb\b/.test(seen) ? true : undefined), 20_000);
+    const del = await kubectl(undefined, 'delete', 'pod', 'web', '--timeout', '20s');
+    t.same([del.exitCode, del.stdout], [0, 'pod "web" deleted'], del.stderr);
+    await until('the watch to show the deletion', async () => (/DELETED/.test(seen) ? true : undefined), 10_000);
+    watch.kill('SIGINT');
+    await watch;
+    t.match(seen, /MODIFIED\s+web\s+\S+\s+Terminating/, `the pod was Terminating before it went: ${seen}`);
+    const gone = await kubectl(undefined, 'get', 'pod', 'web');
+    t.match(gone.stderr, /NotFound|not found/, 'and then gone');
   });
 });

@@ -638,7 +638,9 @@ t.test('random and malformed requests: never a 5xx, a hang or a non-Status error
   // A seed of every stored kind, and an object of each to work on in the work namespaces.
   const seeds: string[] = [`/api/v1/namespaces/${SEED_NS}`];
   for (const { s, sample, prefix } of KINDS) {
-    if (s.notStored || !sample) continue;
+    // A view stored as another resource (core v1 Events are events.orch.io's) shares that one's
+    // objects: its seeds and work objects are already there, under the same names.
+    if (s.notStored || s.storedAs || !sample) continue;
     const collection = (ns: string) => `${prefix}${s.namespaced ? `/namespaces/${ns}` : ''}/${s.resource}`;
     const make = async (ns: string, name: string, labels: Record<string, string>) => {
       const r = await json('POST', collection(ns), { apiVersion: apiVersionOf(s), kind: s.kind, metadata: { name, labels }, ...sample.valid(fakeContext(ns)) });

@@ -49,7 +49,14 @@ const EVICTION: ResourceKind = {
   valid: () => ({ spec: { target: { pod: { name: 'sample-target', uid: randomUUID() } } } }), change: { patch: { metadata: { labels: { changed: 'yes' } } }, changed: () => true },
 };
 
-const SAMPLES: readonly ResourceKind[] = [...KINDS, ...AGENT_KINDS, NAMESPACE, ...REVIEWS, BINDING, POD_EVICTION, EVICTION];
+/** The core v1 view of events.orch.io Events (core-event.ts): an old-style event about a pod of its namespace. */
+const CORE_EVENT: ResourceKind = {
+  kind: 'Event', apiVersion: 'v1', plural: 'events', namespaced: true, hasStatus: false, deleteResponse: 'status', section: '',
+  valid: (ctx) => ({ involvedObject: { kind: 'Pod', name: 'sample-pod', namespace: ctx.namespace }, reason: 'Sample', message: 'a sample', type: 'Normal', source: { component: 'sample' } }),
+  change: { patch: { message: 'changed' }, changed: (o) => o?.message === 'changed' },
+};
+
+const SAMPLES: readonly ResourceKind[] = [...KINDS, ...AGENT_KINDS, NAMESPACE, ...REVIEWS, BINDING, POD_EVICTION, EVICTION, CORE_EVENT];
 
 /** The sample of a served kind (or of a subresource's body kind), if there is one. */
 export function sampleOf(s: Pick<ResourceStrategy, 'group' | 'version' | 'kind'>): ResourceKind | undefined {

@@ -28,6 +28,7 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
   'storage.orch.io/v1/StorageClass': ['Name:0', 'Provisioner:0', 'ReclaimPolicy:0', 'VolumeBindingMode:0', 'AllowVolumeExpansion:0', 'Age:0'],
   'coordination.orch.io/v1/Lease': ['Name:0', 'Holder:0', 'Age:0'],
   'events.orch.io/v1/Event': ['Last Seen:0', 'Type:0', 'Reason:0', 'Object:0', 'Subobject:1', 'Source:1', 'Message:0', 'First Seen:1', 'Count:1', 'Name:1'],
+  'v1/Event': ['Last Seen:0', 'Type:0', 'Reason:0', 'Object:0', 'Subobject:1', 'Source:1', 'Message:0', 'First Seen:1', 'Count:1', 'Name:1'],
   'rbac.authorization.orch.io/v1/RoleBinding': ['Name:0', 'Role:0', 'Age:0', 'Users:1', 'Groups:1', 'ServiceAccounts:1'],
   'rbac.authorization.orch.io/v1/ClusterRoleBinding': ['Name:0', 'Role:0', 'Age:0', 'Users:1', 'Groups:1', 'ServiceAccounts:1'],
   'rbac.authorization.orch.io/v1/Role': DEFAULT_COLUMNS,

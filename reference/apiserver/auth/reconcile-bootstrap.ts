@@ -53,20 +53,34 @@ export function reconciledRole(existing: ClusterRole, expected: ClusterRole): Cl
 export async function reconcileBootstrapRoles(registry: Registry, roles: readonly BootstrapClusterRole[] = ALL_BOOTSTRAP_CLUSTER_ROLES): Promise<void> {
   const store = registry.byGroupResource(RBAC_GROUP, 'clusterroles');
   if (!store) return;
-  for (const role of roles) {
-    const expected = bootstrapObject(role);
-    let existing: ClusterRole | undefined;
+  for (const role of roles) await reconcileOne(store, role);
+}
+
+/**
+ * One role, as upstream's reconciler retries on conflict: several API servers starting at once on one
+ * etcd race to create or update the same role, and the loser reads the winner's and reconciles that.
+ */
+async function reconcileOne(store: NonNullable<ReturnType<Registry['byGroupResource']>>, role: BootstrapClusterRole): Promise<void> {
+  const expected = bootstrapObject(role);
+  for (let attempt = 1; ; attempt++) {
     try {
-      existing = (await store.get('', role.name)) as ClusterRole;
+      let existing: ClusterRole | undefined;
+      try {
+        existing = (await store.get('', role.name)) as ClusterRole;
+      } catch (err) {
+        if (!(isStatusError(err) && err.code === 404)) throw err;
+      }
+      if (!existing) {
+        await store.create('', expected as never);
+        return;
+      }
+      if (existing.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === 'false') return;
+      const next = reconciledRole(existing, expected);
+      if (next) await store.update('', role.name, next as never);
+      return;
     } catch (err) {
-      if (!(isStatusError(err) && err.code === 404)) throw err;
+      // AlreadyExists (created meanwhile) and Conflict (updated meanwhile) are both 409: read again.
+      if (!(isStatusError(err) && err.code === 409) || attempt >= 5) throw err;
     }
-    if (!existing) {
-      await store.create('', expected as never);
-      continue;
-    }
-    if (existing.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === 'false') continue;
-    const next = reconciledRole(existing, expected);
-    if (next) await store.update('', role.name, next as never);
   }
 }
