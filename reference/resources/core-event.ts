@@ -5,12 +5,12 @@
 // the older API — kubectl describe and kubectl events, client-go's record package — read and write
 // here. Writes are validated as upstream validates a core/v1 request (legacyValidateEvent only: the
 // old recorder updates count and lastTimestamp in place, so nothing more is checked).
-import { FieldPath, fieldErrors, isQualifiedName, path, type FieldError } from '../apiserver/field-errors.js';
+import { fieldErrors, type FieldError } from '../apiserver/field-errors.js';
 import { t } from '../apiserver/schema.js';
 import { defineStrategy, type ApiObject } from '../apiserver/strategy.js';
 import { fieldAt } from '../apiserver/selectors.js';
 import { objectReferenceSchema } from './object-reference.js';
-import { eventStrategy, microTime, parseRFC3339, wholeSecondTime, TIME_FORMAT_ERROR, REPORTING_INSTANCE_LENGTH_LIMIT, ACTION_LENGTH_LIMIT, REASON_LENGTH_LIMIT, NOTE_LENGTH_LIMIT, atMost } from './event.js';
+import { eventStrategy, microTime, parseRFC3339, wholeSecondTime, TIME_FORMAT_ERROR, legacyEventErrors } from './event.js';
 import type { ValueCodec } from '../storage/converted.js';
 
 type Json = Record<string, unknown>;
@@ -65,7 +65,6 @@ interface CoreEvent extends ApiObject {
   message?: string;
 }
 
-const NAMESPACES_WITHOUT_INVOLVED_NAMESPACE = ['default', 'kube-system'];
 
 export const coreEventStrategy = defineStrategy({
   group: '',
@@ -142,34 +141,15 @@ const isUnset = (v: string | undefined): boolean => v === undefined || v === '' 
 
 /** Upstream legacyValidateEvent for a core/v1 request (reportingComponent named as core names it). */
 function legacyValidate(ev: CoreEvent): FieldError[] {
-  const errs: FieldError[] = [
+  return [
     ...validTime(ev.eventTime, 'eventTime'),
     ...validTime(ev.series?.lastObservedTime, 'series.lastObservedTime'),
     ...validTime(ev.firstTimestamp, 'firstTimestamp'),
     ...validTime(ev.lastTimestamp, 'lastTimestamp'),
+    ...legacyEventErrors({
+      namespace: ev.metadata.namespace ?? '', objectNamespace: ev.involvedObject?.namespace ?? '', oldStyle: isUnset(ev.eventTime),
+      controllerField: 'reportingComponent', controller: ev.reportingComponent ?? '',
+      reportingInstance: ev.reportingInstance, action: ev.action, reason: ev.reason, note: ev.message,
+    }),
   ];
-  const namespace = ev.metadata.namespace ?? '';
-  const involvedNamespace = ev.involvedObject?.namespace ?? '';
-  const at: FieldPath = path('involvedObject').child('namespace');
-  if (isUnset(ev.eventTime)) {
-    // Old-style events: the event lives in the involved object's namespace ("default" for cluster objects).
-    const ok = involvedNamespace === '' ? namespace === '' || namespace === 'default' : namespace === involvedNamespace;
-    if (!ok) errs.push(fieldErrors.invalid(at, involvedNamespace, 'does not match event.namespace'));
-    return errs;
-  }
-  if (involvedNamespace === '' && !NAMESPACES_WITHOUT_INVOLVED_NAMESPACE.includes(namespace)) {
-    errs.push(fieldErrors.invalid(at, involvedNamespace, 'does not match event.namespace'));
-  }
-  const controller = ev.reportingComponent ?? '';
-  if (!controller) errs.push(fieldErrors.required('reportingComponent'));
-  for (const m of isQualifiedName(controller)) errs.push(fieldErrors.invalid('reportingComponent', controller, m));
-  const len = (s: string | undefined): number => Buffer.byteLength(s ?? '');
-  if (!ev.reportingInstance) errs.push(fieldErrors.required('reportingInstance'));
-  if (len(ev.reportingInstance) > REPORTING_INSTANCE_LENGTH_LIMIT) errs.push(fieldErrors.invalid('reportingInstance', '', atMost(REPORTING_INSTANCE_LENGTH_LIMIT)));
-  if (!ev.action) errs.push(fieldErrors.required('action'));
-  if (len(ev.action) > ACTION_LENGTH_LIMIT) errs.push(fieldErrors.invalid('action', '', atMost(ACTION_LENGTH_LIMIT)));
-  if (!ev.reason) errs.push(fieldErrors.required('reason'));
-  if (len(ev.reason) > REASON_LENGTH_LIMIT) errs.push(fieldErrors.invalid('reason', '', atMost(REASON_LENGTH_LIMIT)));
-  if (len(ev.message) > NOTE_LENGTH_LIMIT) errs.push(fieldErrors.invalid('message', '', atMost(NOTE_LENGTH_LIMIT)));
-  return errs;
 }

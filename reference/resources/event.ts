@@ -222,32 +222,57 @@ function validateSeries(ev: Event): FieldError[] {
   return errs;
 }
 
-/** Upstream legacyValidateEvent for events/v1 requests (on create and update). */
-function legacyValidate(ev: Event): FieldError[] {
+/**
+ * Upstream legacyValidateEvent over the fields both views share (events/v1 and core/v1 name the
+ * controller field and the object reference differently; the errors name them as the request did).
+ */
+export interface LegacyEventFields {
+  readonly namespace: string;
+  /** The namespace of the object the event is about (regarding / involvedObject). */
+  readonly objectNamespace: string;
+  /** eventTime unset: an old-style event. */
+  readonly oldStyle: boolean;
+  /** reportingController (events/v1) or reportingComponent (core/v1), and its value. */
+  readonly controllerField: string;
+  readonly controller: string;
+  readonly reportingInstance?: string;
+  readonly action?: string;
+  readonly reason?: string;
+  /** note (events/v1) or message (core/v1): upstream names it `message` either way. */
+  readonly note?: string;
+}
+
+export function legacyEventErrors(f: LegacyEventFields): FieldError[] {
   const errs: FieldError[] = [];
-  const namespace = ev.metadata.namespace ?? '';
-  const regardingNamespace = ev.regarding?.namespace ?? '';
   const involved = path('involvedObject').child('namespace');
-  if (isZeroTime(ev.eventTime)) {
-    // Old-style events: the event and the object it is about share a namespace.
-    const ok = regardingNamespace === '' ? namespace === '' || namespace === 'default' : namespace === regardingNamespace;
-    if (!ok) errs.push(fieldErrors.invalid(involved, regardingNamespace, 'does not match event.namespace'));
+  if (f.oldStyle) {
+    // Old-style events: the event and the object it is about share a namespace ("default" for cluster objects).
+    const ok = f.objectNamespace === '' ? f.namespace === '' || f.namespace === 'default' : f.namespace === f.objectNamespace;
+    if (!ok) errs.push(fieldErrors.invalid(involved, f.objectNamespace, 'does not match event.namespace'));
     return errs;
   }
-  if (regardingNamespace === '' && !NAMESPACES_WITHOUT_REGARDING_NAMESPACE.includes(namespace)) {
-    errs.push(fieldErrors.invalid(involved, regardingNamespace, 'does not match event.namespace'));
+  if (f.objectNamespace === '' && !NAMESPACES_WITHOUT_REGARDING_NAMESPACE.includes(f.namespace)) {
+    errs.push(fieldErrors.invalid(involved, f.objectNamespace, 'does not match event.namespace'));
   }
-  const controller = ev.reportingController ?? '';
-  if (!controller) errs.push(fieldErrors.required('reportingController'));
-  for (const m of isQualifiedName(controller)) errs.push(fieldErrors.invalid('reportingController', controller, m));
-  if (!ev.reportingInstance) errs.push(fieldErrors.required('reportingInstance'));
-  if (byteLength(ev.reportingInstance) > REPORTING_INSTANCE_LENGTH_LIMIT) {
+  if (!f.controller) errs.push(fieldErrors.required(f.controllerField));
+  for (const m of isQualifiedName(f.controller)) errs.push(fieldErrors.invalid(f.controllerField, f.controller, m));
+  if (!f.reportingInstance) errs.push(fieldErrors.required('reportingInstance'));
+  if (byteLength(f.reportingInstance) > REPORTING_INSTANCE_LENGTH_LIMIT) {
     errs.push(fieldErrors.invalid('reportingInstance', '', atMost(REPORTING_INSTANCE_LENGTH_LIMIT)));
   }
-  if (!ev.action) errs.push(fieldErrors.required('action'));
-  if (byteLength(ev.action) > ACTION_LENGTH_LIMIT) errs.push(fieldErrors.invalid('action', '', atMost(ACTION_LENGTH_LIMIT)));
-  if (!ev.reason) errs.push(fieldErrors.required('reason'));
-  if (byteLength(ev.reason) > REASON_LENGTH_LIMIT) errs.push(fieldErrors.invalid('reason', '', atMost(REASON_LENGTH_LIMIT)));
-  if (byteLength(ev.note) > NOTE_LENGTH_LIMIT) errs.push(fieldErrors.invalid('message', '', atMost(NOTE_LENGTH_LIMIT)));
+  if (!f.action) errs.push(fieldErrors.required('action'));
+  if (byteLength(f.action) > ACTION_LENGTH_LIMIT) errs.push(fieldErrors.invalid('action', '', atMost(ACTION_LENGTH_LIMIT)));
+  if (!f.reason) errs.push(fieldErrors.required('reason'));
+  if (byteLength(f.reason) > REASON_LENGTH_LIMIT) errs.push(fieldErrors.invalid('reason', '', atMost(REASON_LENGTH_LIMIT)));
+  if (byteLength(f.note) > NOTE_LENGTH_LIMIT) errs.push(fieldErrors.invalid('message', '', atMost(NOTE_LENGTH_LIMIT)));
   return errs;
+}
+
+/** Upstream legacyValidateEvent for events/v1 requests (on create and update). */
+function legacyValidate(ev: Event): FieldError[] {
+  return legacyEventErrors({
+    namespace: ev.metadata.namespace ?? '', objectNamespace: ev.regarding?.namespace ?? '', oldStyle: isZeroTime(ev.eventTime),
+    controllerField: 'reportingController', controller: ev.reportingController ?? '',
+    reportingInstance: ev.reportingInstance, action: ev.action, reason: ev.reason, note: ev.note,
+  });
 }
