@@ -1,7 +1,8 @@
 // The real kubectl (1.32) through the reference API server's pods/exec, pods/attach and
 // pods/portforward, to the reference agent and the mock CRI (one in-process node, startStreamingNode):
 // `exec -- echo hi`, `exec -i` with stdin, `exec -it` through a pseudo-terminal (`script`), `attach`,
-// `port-forward` to the port the simulated container listens on, and `delete pod` (Terminating, then gone). kubectl tries WebSocket first
+// `port-forward` to the port the simulated container listens on, `run` then `logs`, and `delete pod`
+// (Terminating, then gone). kubectl tries WebSocket first
 // (v5.channel.k8s.io for exec and attach, the SPDY tunnel for port-forward); the server's log of
 // requests is not needed: the sessions work or the commands fail.
 import { execa } from 'execa';
@@ -87,6 +88,18 @@ t.test('kubectl exec, attach and port-forward', async (t) => {
     t.notMatch(out, /error|fall/i, `no error or fallback on kubectl's side: ${out}`);
     proc.kill('SIGINT');
     await proc;
+  });
+
+  t.test('kubectl run, then logs', async (t) => {
+    const run = await kubectl(undefined, 'run', 'hello', '--image', 'busybox:1.36', '--restart', 'Never',
+      '--overrides', '{"apiVersion":"v1","spec":{"nodeName":"n1"}}', '--', 'echo', 'hello from kubectl run');
+    t.same([run.exitCode, run.stdout], [0, 'pod/hello created'], run.stderr);
+    await until('pod hello to finish', async () => {
+      const p = await api.get('/api/v1/namespaces/default/pods/hello');
+      return p.status?.phase === 'Succeeded' ? p : undefined;
+    }, 20_000);
+    const logs = await kubectl(undefined, 'logs', 'hello');
+    t.same([logs.exitCode, logs.stdout], [0, 'hello from kubectl run'], logs.stderr);
   });
 
   // Last, as it removes the pod: kubectl's delete waits until the pod is gone, and a watch begun
