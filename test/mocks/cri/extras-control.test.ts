@@ -97,11 +97,9 @@ function call(socketPath: string, method: string, path: string, body?: string | 
 const sockDir = join(root, 'run', 'mock-cri');
 const sock = join(sockDir, 'control.sock');
 const fake = new FakeControl();
-let server: { close(): Promise<void> };
-
-t.before(async () => {
-  server = await startControlServer(sock, fake);
-});
+// Started at the top level, not in a root t.before: this file runs inside a bundle's process, where
+// a root hook would reach other files' tests (helpers/bundle.ts).
+const server: { close(): Promise<void> } = await startControlServer(sock, fake);
 t.teardown(async () => {
   await server.close();
 });

@@ -1,0 +1,4 @@
+// Part 3 of 3 of test/reference's files, run in one process (helpers/bundle.ts says why).
+import { runBundle } from '../helpers/bundle.js';
+
+await runBundle([new URL('../reference/', import.meta.url)], 2, 3);
