@@ -9,6 +9,9 @@ import { fail, show } from './verify.js';
  * object. Fails with the last state seen when `timeoutMs` passes. The watch is reopened if the server
  * ends it early.
  */
+/** How long waitFor follows a watch that brings nothing before it reads the object again. */
+const RESYNC_MS = 5_000;
+
 export async function waitFor(ctx: CaseContext, path: string, pred: (o: any) => boolean, what: string, expected: string, timeoutMs = 20_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   const slash = path.lastIndexOf('/');
@@ -34,7 +37,9 @@ export async function waitFor(ctx: CaseContext, path: string, pred: (o: any) => 
       for (;;) {
         const left = deadline - Date.now();
         if (left <= 0) break;
-        const ev = await w.next(left);
+        // A quiet watch is read again from a fresh GET every few seconds, as informers resync: a
+        // server (or a proxy) may end a watch's events without ending the stream.
+        const ev = await w.next(Math.min(left, RESYNC_MS));
         if (!ev) break;
         if (ev.type === 'ERROR') break;
         if (ev.object?.metadata?.name !== name) continue;
