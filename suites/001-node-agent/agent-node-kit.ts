@@ -37,8 +37,11 @@ export const agentNode = (ctx: CaseContext, pred: (n: any) => boolean, what: str
 /** The Ready condition of a Node (or its condition types when it has none), for failure messages. */
 export const readyView = (n: any) => condition(n, 'Ready') ?? { conditions: (n?.status?.conditions ?? []).map((c: any) => c?.type) };
 
-/** Waits until the Node of a launched agent reports Ready True: the agent is up and publishing. */
-export function launchedReady(ctx: CaseContext, launched: LaunchedAgent, timeoutMs = 10_000): Promise<any> {
+/**
+ * Waits until the Node of a launched agent reports Ready True: the agent is up and publishing. 20 s:
+ * a fresh agent process registering on a loaded CI machine was seen to need more than 10.
+ */
+export function launchedReady(ctx: CaseContext, launched: LaunchedAgent, timeoutMs = 20_000): Promise<any> {
   return nodeWhen(ctx, launched.nodeName, (n) => condition(n, 'Ready')?.status === 'True',
     'the launched agent registers its Node and reports it Ready (its runtime is ready)', 'condition Ready with status True', readyView, timeoutMs);
 }
