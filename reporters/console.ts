@@ -37,6 +37,10 @@ function mark(o: Outcome, style: ConsoleStyle): string {
       return p.yellow(u ? '⚠' : 'WARN');
     case 'interrupted':
       return p.yellow(u ? '⏹' : 'INT ');
+    case 'unstarted':
+      return p.dim(u ? '·' : 'n/s ');
+    case 'flaky':
+      return p.yellow(u ? '~' : 'FLKY');
     case 'skipped':
       return p.dim(u ? '-' : 'skip');
     case 'known-failure':
@@ -57,6 +61,8 @@ export function renderCaseLine(c: CaseResult, style: ConsoleStyle = PLAIN): stri
   else if (o === 'failed' || o === 'errored') line += ` ${oneLine(c.message)}`;
   else if (o === 'warned') line += p.yellow(` warning (SHOULD): ${oneLine(c.message)}`);
   else if (o === 'interrupted') line += p.yellow(' interrupted');
+  else if (o === 'unstarted') line += p.dim(' not started (run interrupted)');
+  else if (o === 'flaky') line += p.yellow(` flaky: passed on attempt ${c.attempts?.length ?? '?'}`);
   return line;
 }
 

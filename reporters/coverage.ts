@@ -56,6 +56,10 @@ const BUCKET: Record<RequirementResult, Exclude<keyof CoverageCounts, 'requireme
   errored: 'errored',
   warned: 'warned',
   interrupted: 'interrupted',
+  // Held on a retry: the rule was met, so it counts as passed; the case's report says it was flaky.
+  flaky: 'passed',
+  // Never started (interrupted run): not a result about the target.
+  unstarted: 'interrupted',
   skipped: 'skipped',
   'not-run': 'notRun',
   'not-covered': 'notCovered',

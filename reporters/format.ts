@@ -10,7 +10,7 @@ import { isPartial } from './coverage.js';
  * What a case means for the run, known-failure list applied: a listed failure does not fail the
  * run, a listed case that passed does.
  */
-export type Outcome = 'passed' | 'failed' | 'warned' | 'errored' | 'skipped' | 'interrupted' | 'known-failure' | 'unexpected-pass';
+export type Outcome = 'passed' | 'failed' | 'warned' | 'errored' | 'skipped' | 'interrupted' | 'flaky' | 'unstarted' | 'known-failure' | 'unexpected-pass';
 
 export function outcome(c: CaseResult): Outcome {
   if (c.unexpectedPass) return 'unexpected-pass';
@@ -95,6 +95,8 @@ export function countsText(s: RunReport['summary']): string {
     `${s.skipped} skipped`,
     s.warned ? plural(s.warned, 'warning') : '',
     s.interrupted ? `${s.interrupted} interrupted` : '',
+    s.flaky ? `${s.flaky} flaky` : '',
+    s.unstarted ? `${s.unstarted} not started` : '',
     s.knownFailures ? plural(s.knownFailures, 'known failure') : '',
     s.unexpectedPasses ? plural(s.unexpectedPasses, 'unexpected pass', 'unexpected passes') : '',
   ].filter(Boolean).join(', ');
@@ -231,6 +233,8 @@ export const OUTCOME_LABEL: Record<Outcome, string> = {
   warned: 'WARNING (SHOULD)',
   errored: 'ERRORED',
   interrupted: 'interrupted',
+  flaky: 'FLAKY (passed on a retry)',
+  unstarted: 'not started',
   skipped: 'skipped',
   'known-failure': 'known failure',
   'unexpected-pass': 'UNEXPECTED PASS',

@@ -68,7 +68,7 @@ function placeOf(id: string, req: Requirement | undefined, c: CaseResult): { doc
   return { doc: c.spec.doc, section: c.spec.section };
 }
 
-const STATUS_RANK: Record<CaseStatus, number> = { failed: 5, errored: 4, warned: 3, interrupted: 2, passed: 1, skipped: 0 };
+const STATUS_RANK: Record<CaseStatus, number> = { failed: 5, errored: 4, warned: 3, interrupted: 2, unstarted: 2, flaky: 1.5, passed: 1, skipped: 0 };
 
 /**
  * A requirement's result: the worst status of the cases naming it (raw status: a known failure

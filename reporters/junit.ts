@@ -89,6 +89,12 @@ function renderCase(c: CaseResult): string {
     case 'interrupted':
       inner = `<skipped message="${escapeAttr('interrupted: the run was stopped while this case ran')}"/>`;
       break;
+    case 'unstarted':
+      inner = `<skipped message="${escapeAttr('not started: the run was interrupted first')}"/>`;
+      break;
+    case 'flaky':
+      inner = `<system-out>${escapeText(`FLAKY: passed on attempt ${c.attempts?.length ?? '?'} of ${c.attempts?.length ?? '?'}`)}</system-out>`;
+      break;
   }
   return `${open}>\n      ${inner}\n    </testcase>`;
 }
@@ -100,7 +106,7 @@ function tally(cases: CaseResult[]): Counts {
     const o = outcome(c);
     if (o === 'failed' || o === 'unexpected-pass') n.failures++;
     else if (o === 'errored') n.errors++;
-    else if (o === 'skipped' || o === 'known-failure' || o === 'interrupted') n.skipped++;
+    else if (o === 'skipped' || o === 'known-failure' || o === 'interrupted' || o === 'unstarted') n.skipped++;
   }
   return n;
 }

@@ -51,6 +51,10 @@ function testPoint(c: CaseResult, n: number): string {
       return `ok ${desc} # SKIP ${reason(c.message)}`;
     case 'interrupted':
       return `ok ${desc} # SKIP interrupted: the run was stopped while this case ran`;
+    case 'unstarted':
+      return `ok ${desc} # SKIP not started: the run was interrupted first`;
+    case 'flaky':
+      return `ok ${desc}\n${diagnostic(c, `flaky: passed on attempt ${c.attempts?.length ?? '?'}`)}`;
     case 'warned':
       return `ok ${desc}\n${diagnostic(c, `warning (SHOULD rule not met): ${c.message}`)}`;
     case 'known-failure': {

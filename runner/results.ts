@@ -24,7 +24,23 @@ export interface Exchange {
  * without `--strict` (reported with expected vs actual, counted apart, does not fail the run). `interrupted`: the run
  * was stopped (Ctrl-C, SIGTERM) while the case ran; not a verdict about the target.
  */
-export type CaseStatus = 'passed' | 'failed' | 'warned' | 'skipped' | 'errored' | 'interrupted';
+export type CaseStatus = 'passed' | 'failed' | 'warned' | 'skipped' | 'errored' | 'interrupted' | 'flaky' | 'unstarted';
+
+/**
+ * `flaky`: failed or errored, then passed on a retry (`run --retries`): counted apart, passes the run
+ * unless `--strict`; `attempts` keeps each attempt's evidence. `unstarted`: the run was interrupted
+ * before the case started (not a skip: nothing about the target kept it from running).
+ */
+
+/** One attempt of a case run more than once (`run --retries`): what it ended with and its evidence. */
+export interface CaseAttempt {
+  status: CaseStatus;
+  durationMs: number;
+  message: string;
+  expected?: string;
+  actual?: string;
+  exchanges: Exchange[];
+}
 
 export interface CaseResult {
   id: string;
@@ -57,6 +73,8 @@ export interface CaseResult {
   findings?: Finding[];
   /** Recorded HTTP exchanges; kept for failed and errored cases only. */
   exchanges: Exchange[];
+  /** With `run --retries`, every attempt when there was more than one, in order (the last is the result). */
+  attempts?: CaseAttempt[];
 }
 
 /**
@@ -71,6 +89,10 @@ export interface RunSummary {
   skipped: number;
   errored: number;
   interrupted: number;
+  /** Passed on a retry after failing (absent in reports written before retries existed). */
+  flaky?: number;
+  /** Never started: the run was interrupted first (absent in older reports). */
+  unstarted?: number;
   knownFailures: number;
   unexpectedPasses: number;
 }
@@ -102,6 +124,27 @@ export interface RunReport {
   selection?: RunSelection;
   /** Per spec section: what the catalogue asks, what the kit covers, what this run found (reporters/coverage.ts). */
   coverage?: RunCoverage;
+  /** `run --shard i/n`: this run is slice i (1-based) of n. */
+  shard?: ShardSpec;
+  /** A report made by `report merge`: the runs (shards) it was merged from. */
+  merged?: ShardRecord[];
+}
+
+/** `--shard 2/4`: index 2 (1-based) of 4 slices. */
+export interface ShardSpec {
+  index: number;
+  count: number;
+}
+
+/** One run a merged report was made from, as `report merge` records it. */
+export interface ShardRecord {
+  runId: string;
+  shard?: ShardSpec;
+  target: RunReport['target'];
+  selection?: RunSelection;
+  startedAt: string;
+  durationMs: number;
+  cases: number;
 }
 
 /** A target fact the operator stated (runner/facts.ts), with its value unless it is a secret. */

@@ -193,7 +193,7 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
     const worker = (queue: number[]) => async () => {
       for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
         const c = group.cases[i]!;
-        if (opts.interrupt?.aborted) { finish(i, resultOf(c, 'skipped', 0, 'run interrupted before this case started')); continue; }
+        if (opts.interrupt?.aborted) { finish(i, resultOf(c, 'unstarted', 0, 'not started: the run was interrupted first')); continue; }
         const gated = caseGates(c, gatesOf, [...components.keys()]);
         if (gated.skip) { finish(i, resultOf(c, 'skipped', 0, gated.skip)); continue; }
         const missing = missingComponent(c, components) ?? missingNodeTarget(c, group.node);
@@ -516,7 +516,7 @@ function applyExpectation(r: CaseResult, expectations?: ReadonlyMap<string, stri
 }
 
 export function summarise(results: readonly CaseResult[]): RunSummary {
-  const s: RunSummary = { total: results.length, passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0, interrupted: 0, knownFailures: 0, unexpectedPasses: 0 };
+  const s: RunSummary = { total: results.length, passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0, interrupted: 0, flaky: 0, unstarted: 0, knownFailures: 0, unexpectedPasses: 0 };
   for (const r of results) {
     if (r.unexpectedPass) s.unexpectedPasses++;
     else if (r.knownFailure) s.knownFailures++;

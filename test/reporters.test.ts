@@ -145,7 +145,7 @@ t.test('json: the selection as recorded', async (t) => {
     gates: { ShardedListAndWatch: true }, expect: { file: 'known.yaml', entries: { 'api.status.known': 'upstream bug #123' } },
     strict: false, selectedCases: 3, totalCases: 700, partial: true,
   });
-  t.same(r.summary, { total: 3, passed: 1, failed: 0, warned: 1, skipped: 1, errored: 0, interrupted: 0, knownFailures: 0, unexpectedPasses: 0 });
+  t.same(r.summary, { total: 3, passed: 1, failed: 0, warned: 1, skipped: 1, errored: 0, interrupted: 0, flaky: 0, unstarted: 0, knownFailures: 0, unexpectedPasses: 0 });
   const w = r.cases.find((c) => c.status === 'warned')!;
   t.equal(w.expected, warned.expected);
   t.equal(w.actual, warned.actual);

@@ -124,7 +124,7 @@ t.test('results: gate skips, known failures, unexpected passes and exit codes', 
   t.match(by['x.gated'].message, /^needs feature gate ShardedListAndWatch=true; ShardedListAndWatch=false is the assumed 1\.37 default/);
   t.equal(by['x.crashes'].status, 'errored');
   t.match(by['x.crashes'].message, /boom/);
-  t.same(report.summary, { total: 4, passed: 1, failed: 1, warned: 0, skipped: 1, errored: 1, interrupted: 0, knownFailures: 0, unexpectedPasses: 0 });
+  t.same(report.summary, { total: 4, passed: 1, failed: 1, warned: 0, skipped: 1, errored: 1, interrupted: 0, flaky: 0, unstarted: 0, knownFailures: 0, unexpectedPasses: 0 });
   t.equal(exitCodeFor(report), 1);
 
   const known = await runCases({
@@ -220,7 +220,7 @@ t.test('a hanging target: each case times out, the run finishes and still cleans
   t.same(await scNames(ref.url), [], 'cleanup deleted what the cases created');
 });
 
-t.test('an interrupted run skips what has not started and cleans up', async (t) => {
+t.test('an interrupted run reports what has not started as not started, and cleans up', async (t) => {
   const ref = await startReference({ host: '127.0.0.1', port: 0 });
   t.teardown(() => ref.close());
   const interrupt = new AbortController();
@@ -229,7 +229,7 @@ t.test('an interrupted run skips what has not started and cleans up', async (t) 
   const report = await runCases({ cases: [slow, later], conn: { baseUrl: ref.url }, embedded: false, gates: parseGates(undefined), version: 't', interrupt: interrupt.signal, parallel: 1 });
   t.equal(report.interrupted, true);
   t.equal(report.cases[0].status, 'interrupted', 'a case stopped by the interrupt is interrupted, not errored');
-  t.equal(report.cases[1].status, 'skipped');
+  t.equal(report.cases[1].status, 'unstarted', 'a case never started is reported not started, not skipped');
   t.same(await scNames(ref.url), []);
 });
 
