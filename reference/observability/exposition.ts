@@ -2,7 +2,8 @@
 // client_golang's expfmt.NegotiateIncludingOpenMetrics), the text formats rendered by prom-client,
 // and the delimited protobuf format built here from prom-client's values plus native histogram
 // state kept next to them.
-import { Registry, type MetricObjectWithValues, type MetricValue, type MetricValueWithName, type OpenMetricsContentType } from 'prom-client';
+import type { MetricObjectWithValues, MetricValue, MetricValueWithName, OpenMetricsContentType } from 'prom-client';
+import { Registry } from './prom.js';
 import {
   encodeDelimited,
   PROTOBUF_CONTENT_TYPE,

@@ -5,7 +5,8 @@
 // own metrics through `counter`, `gauge` and `histogram`.
 import { methodNotAllowed } from '../apiserver/errors.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Counter, Gauge, Registry, type CounterConfiguration, type GaugeConfiguration } from 'prom-client';
+import type { CounterConfiguration, GaugeConfiguration } from 'prom-client';
+import { Counter, Gauge, Registry } from './prom.js';
 import { SeriesCounter, SeriesHistogram, type HistogramSeries, type SeriesLabels } from './series.js';
 import { expose, negotiateFormat, type NativeLookup } from './exposition.js';
 import { MAX_SCHEMA, NativeHistogram, type NativeHistogramOptions, type NativeHistogramSnapshot } from './native-histogram.js';

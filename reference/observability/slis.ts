@@ -1,7 +1,7 @@
 // The health SLI metrics of spec 002 §2.1, served at /metrics/slis in text exposition format:
 // `orch_healthcheck{name,type}` (1 healthy, 0 failed) and
 // `orch_healthchecks_total{name,type,status}`, recorded on every evaluation of /healthz and /readyz.
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from './prom.js';
 import type { HealthEndpoint } from './health.js';
 
 // Upstream's help texts say [BETA]; the spec says the two are alpha-labelled, and the spec wins.
