@@ -5,7 +5,6 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { stringify } from 'yaml';
 import type { StaticToken } from '../../reference/apiserver/auth/token-file.js';
 import { SUPERUSER_GROUP } from '../../reference/apiserver/auth/user.js';
 
@@ -19,16 +18,33 @@ export function adminToken(): StaticToken {
   return { token: randomBytes(32).toString('base64url'), user: ADMIN_USER, uid: randomUUID(), groups: [SUPERUSER_GROUP] };
 }
 
-/** The kubeconfig document kubectl and `run --kubeconfig` read. */
+/**
+ * The kubeconfig document kubectl and `run --kubeconfig` read. Written out here rather than by the
+ * YAML library, which `serve` would load for this alone (about a tenth of its start): every value is
+ * a JSON string, and a JSON string is a YAML double-quoted scalar, so any URL or token is quoted right.
+ */
 export function kubeconfigYaml(server: string, token: string, caPem: string | undefined): string {
-  return stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: NAME, cluster: { server, ...(caPem ? { 'certificate-authority-data': Buffer.from(caPem).toString('base64') } : {}) } }],
-    users: [{ name: ADMIN_USER, user: { token } }],
-    contexts: [{ name: NAME, context: { cluster: NAME, user: ADMIN_USER } }],
-    'current-context': NAME,
-  });
+  const q = (s: string) => JSON.stringify(s);
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    `  - name: ${q(NAME)}`,
+    '    cluster:',
+    `      server: ${q(server)}`,
+    ...(caPem ? [`      certificate-authority-data: ${q(Buffer.from(caPem).toString('base64'))}`] : []),
+    'users:',
+    `  - name: ${q(ADMIN_USER)}`,
+    '    user:',
+    `      token: ${q(token)}`,
+    'contexts:',
+    `  - name: ${q(NAME)}`,
+    '    context:',
+    `      cluster: ${q(NAME)}`,
+    `      user: ${q(ADMIN_USER)}`,
+    `current-context: ${q(NAME)}`,
+    '',
+  ].join('\n');
 }
 
 /**

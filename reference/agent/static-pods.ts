@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import { watch as fsWatch, type FSWatcher } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { broken } from './breaks.js';
+import { yaml } from '../packages.js';
 import { ApiError, isAlreadyExists, isConflict, isNotFound, type ApiClient, type PatchType } from '../client/api-client.js';
 
 export const ANNOTATION_CONFIG_SOURCE = 'orch.io/config.source';
@@ -44,7 +44,7 @@ function canonical(v: unknown): string {
 export function decodeManifest(text: string, file: string, nodeName: string): any {
   let docs;
   try {
-    docs = parseAllDocuments(text).filter((d) => d.contents !== null);
+    docs = yaml().parseAllDocuments(text).filter((d) => d.contents !== null);
   } catch (err) {
     throw new ManifestError(`${file}: cannot parse: ${(err as Error).message}`);
   }
