@@ -17,7 +17,7 @@ import { prepareSocketPath } from '../../../cri/unix-socket.js';
 import { listenAnyAuthority, type AnyAuthorityListener } from '../../../cri/authority.js';
 import { StreamBudget, type BoundedStream } from '../../../cri/stream-bound.js';
 import { broken } from '../breaks.js';
-import { applyFieldMask, fieldMaskOf, FieldMaskError } from './field-mask.js';
+import type * as FieldMasks from './field-mask.js';
 import { FIELD_MASK_KEY, loadPods, type PodEventType } from './proto.js';
 
 /** What the service serves: the agent's pods, as the JSON objects it sends, and their changes. */
@@ -63,6 +63,14 @@ const notFound = (uid: string) => failure(grpc.status.NOT_FOUND, `pod with UID $
 const uidOf = (pod: any): string => String(pod?.metadata?.uid ?? '');
 const byUid = (a: any, b: any) => (uidOf(a) < uidOf(b) ? -1 : uidOf(a) > uidOf(b) ? 1 : 0);
 
+/**
+ * field-mask.ts, loaded by the first request that carries a mask: it checks paths against the Pod
+ * schema, which brings in the reference's whole Pod strategy (about 30 modules, a tenth of an agent
+ * launch's start), and most callers ask for whole pods.
+ */
+let fieldMasks: typeof FieldMasks | undefined;
+const loadFieldMasks = async (): Promise<typeof FieldMasks> => (fieldMasks ??= await import('./field-mask.js'));
+
 interface Watcher {
   call: grpc.ServerWritableStream<any, any>;
   mask?: string[];
@@ -85,17 +93,21 @@ export async function startPodInfoServer(o: PodInfoServerOptions): Promise<PodIn
   const encode = (json: string, mask?: string[]): Buffer => {
     // Test-only (breaks.ts): without a mask, the pod without its spec.
     const m = mask ?? (broken('podinfo-partial-pod') ? ['apiVersion', 'kind', 'metadata', 'status'] : undefined);
-    return Buffer.from(m ? JSON.stringify(applyFieldMask(JSON.parse(json), m)) : json, 'utf8');
+    // A mask was admitted (admit loaded field-mask.ts for it) or the break above loaded it at start.
+    return Buffer.from(m ? JSON.stringify(fieldMasks!.applyFieldMask(JSON.parse(json), m)) : json, 'utf8');
   };
 
   /** The request's state check and field mask, or the status that refuses it. */
-  const admit = (metadata: grpc.Metadata): { mask?: string[] } | GrpcError => {
+  const admit = async (metadata: grpc.Metadata): Promise<{ mask?: string[] } | GrpcError> => {
     // Test-only (breaks.ts): calls are answered before the agent's state is initialized.
     if (!source.initialized() && !broken('podinfo-no-precondition')) return failure(grpc.status.FAILED_PRECONDITION, NOT_INITIALIZED);
     // Test-only (breaks.ts): the mask is read from another metadata key.
     const key = broken('podinfo-mask-key-other') ? 'x-fieldmask' : FIELD_MASK_KEY;
+    const values = metadata.get(key);
+    if (values.length === 0) return {};
+    const { fieldMaskOf, FieldMaskError } = await loadFieldMasks();
     try {
-      return { mask: fieldMaskOf(metadata.get(key)) };
+      return { mask: fieldMaskOf(values) };
     } catch (err) {
       if (err instanceof FieldMaskError) return failure(grpc.status.INVALID_ARGUMENT, err.message);
       throw err;
@@ -146,8 +158,8 @@ export async function startPodInfoServer(o: PodInfoServerOptions): Promise<PodIn
     }
   });
 
-  const listPods = (call: grpc.ServerUnaryCall<any, any>, cb: grpc.sendUnaryData<any>) => {
-    const a = admit(call.metadata);
+  const listPods = async (call: grpc.ServerUnaryCall<any, any>, cb: grpc.sendUnaryData<any>) => {
+    const a = await admit(call.metadata);
     if ('code' in a) return cb(a);
     // Test-only (breaks.ts): the list is empty, or in descending UID order.
     const all = broken('podinfo-list-empty') ? [] : [...source.pods()].sort(byUid);
@@ -155,8 +167,8 @@ export async function startPodInfoServer(o: PodInfoServerOptions): Promise<PodIn
     cb(null, { pods: all.map((p) => encode(JSON.stringify(p), a.mask)) });
   };
 
-  const getPod = (call: grpc.ServerUnaryCall<any, any>, cb: grpc.sendUnaryData<any>) => {
-    const a = admit(call.metadata);
+  const getPod = async (call: grpc.ServerUnaryCall<any, any>, cb: grpc.sendUnaryData<any>) => {
+    const a = await admit(call.metadata);
     if ('code' in a) return cb(a);
     const uid = String(call.request?.podUID ?? '');
     // Test-only (breaks.ts): GetPod finds no pod; an unknown UID answers an empty pod.
@@ -169,8 +181,10 @@ export async function startPodInfoServer(o: PodInfoServerOptions): Promise<PodIn
     cb(null, { pod: encode(JSON.stringify(pod), a.mask) });
   };
 
-  const watchPods = (call: grpc.ServerWritableStream<any, any>) => {
-    const a = admit(call.metadata);
+  const watchPods = async (call: grpc.ServerWritableStream<any, any>) => {
+    const a = await admit(call.metadata);
+    // Cancelled while field-mask.ts loaded: nothing to register (its 'cancelled' event has passed).
+    if (call.cancelled) return;
     if ('code' in a) {
       call.emit('error', a);
       return;
@@ -190,6 +204,8 @@ export async function startPodInfoServer(o: PodInfoServerOptions): Promise<PodIn
     for (const json of initial) send(w, 'ADDED', json);
   };
 
+  // Test-only (breaks.ts): every pod is answered masked, so the masks are needed from the start.
+  if (broken('podinfo-partial-pod')) await loadFieldMasks();
   const serviceDef = loadPods().Pods.service;
   // Test-only (breaks.ts): served under another package than upstream's v1alpha1.
   const definition = broken('podinfo-package-renamed')
