@@ -56,6 +56,7 @@ const runOptions = <T>(y: Argv<T>) => selectionOptions(y)
   .option('corrupt-object', { type: 'string', array: true, describe: 'Target fact: path of an object whose stored data the target cannot decode (repeatable, one per case that needs one); those cases REMOVE it with the unsafe delete' })
   .option('failing-health-check', { type: 'string', describe: 'Target fact: a health check that fails on the target, endpoint/check, e.g. readyz/etcd' })
   .option('node-monitor-grace-period', { type: 'string', describe: 'Target fact: the controller manager\'s node-monitor-grace-period (e.g. 40s); node lifecycle cases that outwait it run only when given' })
+  .option('verbose', { type: 'boolean', default: false, describe: 'Embedded reference only: its components\' log (one line per event) on standard error; without it they log nothing' })
   .option('controllers', { type: 'string', describe: `The controllers and scheduler the target's control plane runs, comma-separated (${CONTROL_PLANE_PARTS.join(', ')}), or all (default) or none; cases needing others are skipped` });
 
 
