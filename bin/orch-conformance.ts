@@ -2,7 +2,8 @@
 // The orch-conformance command line: run, list, serve, report, controller-manager, scheduler, mock-cri, agent. This file only defines the commands;
 // each loads its implementation (bin/commands/) when it runs, so `serve` starts without the suites,
 // runner and reporters, and `run` without the reference unless it embeds one.
-import yargs, { type Argv } from 'yargs';
+import type { Argv } from 'yargs';
+import { createRequire } from 'node:module';
 import { hideBin } from 'yargs/helpers';
 import { availableParallelism } from 'node:os';
 import { DEFAULT_MAX_RESPONSE_BYTES, TargetAccessError, TargetUnreachableError, UsageError } from '../runner/errors.js';
@@ -17,6 +18,10 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 });
 
 const VERSION = PACKAGE_VERSION;
+
+// yargs' CommonJS build: its ES module build lays out --help with a stand-in for wrap-ansi that cuts
+// lines at the column, in the middle of words; the CommonJS one breaks them between words.
+const yargs = createRequire(import.meta.url)('yargs') as typeof import('yargs').default;
 
 const selectionOptions = <T>(y: Argv<T>) => y
   .option('focus', { type: 'string', describe: 'Run only cases whose id, title or requirement id matches this regex' })
@@ -56,6 +61,7 @@ const runOptions = <T>(y: Argv<T>) => selectionOptions(y)
   .option('corrupt-object', { type: 'string', array: true, describe: 'Target fact: path of an object whose stored data the target cannot decode (repeatable, one per case that needs one); those cases REMOVE it with the unsafe delete' })
   .option('failing-health-check', { type: 'string', describe: 'Target fact: a health check that fails on the target, endpoint/check, e.g. readyz/etcd' })
   .option('node-monitor-grace-period', { type: 'string', describe: 'Target fact: the controller manager\'s node-monitor-grace-period (e.g. 40s); node lifecycle cases that outwait it run only when given' })
+  .option('verbose', { type: 'boolean', default: false, describe: 'Embedded reference only: its components\' log (one line per event) on standard error; without it they log nothing' })
   .option('controllers', { type: 'string', describe: `The controllers and scheduler the target's control plane runs, comma-separated (${CONTROL_PLANE_PARTS.join(', ')}), or all (default) or none; cases needing others are skipped` });
 
 
@@ -121,6 +127,9 @@ function exitWith(p: Promise<number> | number): Promise<void> {
 await yargs(hideBin(process.argv))
   .scriptName('orch-conformance')
   .version(VERSION)
+  // --help fills the terminal's width (yargs would stop at 80 columns, cutting words); piped or
+  // redirected, lines are not wrapped at all, for the reader's own tools to wrap.
+  .wrap(process.stdout.isTTY ? process.stdout.columns || 80 : null)
   .strict()
   .demandCommand(1, 'name a command: run, list, serve, report, controller-manager, scheduler, mock-cri or agent')
   .command('run', 'Run conformance cases against a target (the embedded reference without --api or --kubeconfig)', (y) => runOptions(y)

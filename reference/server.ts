@@ -14,6 +14,7 @@ import { FeatureGates } from './features.js';
 import { plantCorrupt } from './debug-plant.js';
 import type { HealthFaults } from './observability/health.js';
 import { checkPair, processSelfSigned } from './tls.js';
+import { componentLog, stderrSink, type Log, type LogSink } from './log.js';
 import type { AuthOptions } from './apiserver/auth/filter.js';
 import type { AgentClientCert } from './apiserver/agent-client-cert.js';
 
@@ -132,6 +133,12 @@ export interface ReferenceOptions {
   };
   /** The scheduler, likewise (`serve --no-scheduler`): default on; `false`: none. */
   scheduler?: false | { readonly port?: number; readonly breaks?: ReadonlySet<string> };
+  /**
+   * Where the API server, the controller manager and the scheduler log, one line per event
+   * (reference/log.ts); default standard error. The embedded conformance run drops them unless
+   * `--verbose`: its cases provoke errors on purpose (a planted corrupt object, failing writes).
+   */
+  log?: LogSink;
 }
 
 export interface RunningReference {
@@ -161,7 +168,8 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Runni
   const tls = opts.tls === 'self-signed' ? processSelfSigned(opts.host) : opts.tls;
   // A wrong pair would otherwise surface as an OpenSSL error from deep inside listen().
   if (tls && opts.tls !== 'self-signed') checkPair(tls.certPem, tls.keyPem, 'tls.certPem', 'tls.keyPem');
-  const storage = opts.storage === 'etcd' ? await openEtcd(opts.etcd, opts.compactionIntervalSeconds) : new MemoryStorage(opts.compactionIntervalSeconds !== undefined ? { historyMs: opts.compactionIntervalSeconds * 1000 } : {});
+  const sink = opts.log ?? stderrSink;
+  const storage = opts.storage === 'etcd' ? await openEtcd(opts.etcd, opts.compactionIntervalSeconds, componentLog('reference', sink)) : new MemoryStorage(opts.compactionIntervalSeconds !== undefined ? { historyMs: opts.compactionIntervalSeconds * 1000 } : {});
   try {
     const identity = {
       flags: opts.flags ?? serveFlagsFor(opts),
@@ -176,7 +184,7 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Runni
     const cmToken = opts.controllerManager === false ? undefined : companionToken(CONTROLLER_MANAGER_GROUP);
     const schedToken = opts.scheduler === false ? undefined : companionToken(SCHEDULER_GROUP);
     const systemTokens = [cmToken, schedToken].filter((t) => t !== undefined);
-    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, admission: REFERENCE_ADMISSION, admissionSettings: { defaultNotReadyTolerationSeconds: opts.defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds: opts.defaultUnreachableTolerationSeconds }, host: opts.host, port: opts.port, featureGates, identity, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, watchBounds: { maxTotalPendingBytes: opts.maxWatchPendingBytes }, tls, auth: opts.auth, systemTokens, agentProxy: { preferredAddressTypes: opts.agentPreferredAddressTypes, caPem: opts.agentCaPem, clientCert: opts.agentClientCert, allowLoopback: opts.nodeProxyAllowLoopback, streaming: opts.agentStreaming } });
+    const api = await startApiServer({ storage, strategies: REFERENCE_RESOURCES, admission: REFERENCE_ADMISSION, admissionSettings: { defaultNotReadyTolerationSeconds: opts.defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds: opts.defaultUnreachableTolerationSeconds }, host: opts.host, port: opts.port, featureGates, identity, continueTtlSeconds: opts.continueTtlSeconds, bookmarkIntervalSeconds: opts.bookmarkIntervalSeconds, watchBounds: { maxTotalPendingBytes: opts.maxWatchPendingBytes }, tls, auth: opts.auth, systemTokens, log: componentLog('reference', sink), agentProxy: { preferredAddressTypes: opts.agentPreferredAddressTypes, caPem: opts.agentCaPem, clientCert: opts.agentClientCert, allowLoopback: opts.nodeProxyAllowLoopback, streaming: opts.agentStreaming } });
     const companions: Array<{ close(): Promise<void> }> = [];
     const closeAll = async () => {
       await Promise.all(companions.map((c) => c.close()));
@@ -191,13 +199,13 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Runni
       const delegatedAuth = opts.auth !== undefined;
       if (opts.controllerManager !== false) {
         const o = opts.controllerManager ?? {};
-        const cm = await startControllerManager({ api: { url: api.url, token: cmToken?.token, caPem: tls?.caPem }, controllers: o.controllers, settings: o.settings, featureGates, serve: { host, port: o.port, tls, delegatedAuth }, breaks: o.breaks });
+        const cm = await startControllerManager({ api: { url: api.url, token: cmToken?.token, caPem: tls?.caPem }, controllers: o.controllers, settings: o.settings, featureGates, serve: { host, port: o.port, tls, delegatedAuth }, breaks: o.breaks, log: componentLog('controller-manager', sink) });
         companions.push(cm);
         components.controllerManager = { url: cm.url!, caPem: cm.caPem };
       }
       if (opts.scheduler !== false) {
         const o = opts.scheduler ?? {};
-        const sched = await startScheduler({ api: { url: api.url, token: schedToken?.token, caPem: tls?.caPem }, featureGates, serve: { host, port: o.port, tls, delegatedAuth }, breaks: o.breaks });
+        const sched = await startScheduler({ api: { url: api.url, token: schedToken?.token, caPem: tls?.caPem }, featureGates, serve: { host, port: o.port, tls, delegatedAuth }, breaks: o.breaks, log: componentLog('scheduler', sink) });
         companions.push(sched);
         components.scheduler = { url: sched.url!, caPem: sched.caPem };
       }
@@ -219,7 +227,7 @@ const DEFAULT_COMPACTION_INTERVAL_SECONDS = 300;
  * The etcd storage, loaded only when asked for (the etcd client brings gRPC with it), once etcd has
  * answered: an unreachable etcd is a failed start, as upstream's API server refuses to start without it.
  */
-async function openEtcd(etcd: ReferenceOptions['etcd'], compactionIntervalSeconds = DEFAULT_COMPACTION_INTERVAL_SECONDS): Promise<Storage> {
+async function openEtcd(etcd: ReferenceOptions['etcd'], compactionIntervalSeconds = DEFAULT_COMPACTION_INTERVAL_SECONDS, log: Log = componentLog('reference')): Promise<Storage> {
   if (!etcd || etcd.servers.length === 0) throw new Error('storage etcd needs etcd.servers');
   const { EtcdStorage } = await import('./storage/etcd.js');
   // The API server's keys start with /registry; in etcd they start with the prefix instead.
@@ -231,7 +239,7 @@ async function openEtcd(etcd: ReferenceOptions['etcd'], compactionIntervalSecond
     throw new Error(`etcd at ${etcd.servers.join(',')} does not answer: ${(err as Error).message}`);
   }
   // etcd keeps every revision until compacted: the API server compacts it, as upstream's does.
-  startCompactor(storage, compactionIntervalSeconds * 1000, (m, e) => console.error(`[reference] ${m}`, e ?? ''));
+  startCompactor(storage, compactionIntervalSeconds * 1000, log);
   return storage;
 }
 

@@ -18,6 +18,7 @@ import { runGroups, newRunId, type NodeTargets, type RunOptions, type TargetGrou
 import { loadMockCri, referenceAgentCommand } from './agent-exec.js';
 import type { FactName, TargetFacts } from './facts.js';
 import type { RunReport } from './results.js';
+import { logLine, silentSink, type LogSink } from '../reference/log.js';
 
 /** What one embedded reference must provide: gate overrides and the facts its cases need. */
 export interface Profile {
@@ -103,13 +104,15 @@ export async function startEmbeddedTarget(
     breaks?: ReadonlySet<string>;
     /** Where the reference keeps its objects; default memory (the project's tests also prove the cases on etcd). */
     storage?: Pick<ReferenceOptions, 'storage' | 'etcd'>;
+    /** Where its components log (`run --verbose`: standard error); default nowhere, as its cases provoke errors on purpose. */
+    log?: LogSink;
   },
 ): Promise<EmbeddedTarget> {
   const needs = new Set(profile.facts);
   // HTTPS, as every component serves (spec 002 §1), with a certificate the run trusts.
   // Its agents listen on 127.0.0.1: the node proxy may reach loopback addresses (never its own).
   const serving = embeddedAgentServing();
-  const ref: ReferenceOptions = { host: '127.0.0.1', port: 0, featureGates: profile.overrides, tls: 'self-signed', agentCaPem: serving.caPem, nodeProxyAllowLoopback: true, ...opts.storage };
+  const ref: ReferenceOptions = { host: '127.0.0.1', port: 0, featureGates: profile.overrides, tls: 'self-signed', agentCaPem: serving.caPem, nodeProxyAllowLoopback: true, log: opts.log ?? silentSink, ...opts.storage };
   const facts: { -readonly [K in keyof TargetFacts]: TargetFacts[K] } = {};
   if (needs.has('continueTtl')) facts.continueTtlSeconds = ref.continueTtlSeconds = EMBEDDED_FACTS.continueTtlSeconds;
   if (needs.has('compaction')) facts.compactionIntervalSeconds = ref.compactionIntervalSeconds = EMBEDDED_FACTS.compactionIntervalSeconds;
@@ -158,9 +161,9 @@ export async function startEmbeddedTarget(
  * Starts the references a selection needs (one per profile; `gates`, when the user gave them, fixes
  * the gates for all), runs the cases as one run and stops the references.
  */
-export async function runEmbedded(cases: readonly Case[], opts: Omit<RunOptions, 'conn' | 'gates' | 'statedGates' | 'readGates' | 'facts' | 'cases' | 'embedded'> & { gates?: Record<string, boolean>; statedGates?: readonly string[] }): Promise<RunReport> {
+export async function runEmbedded(cases: readonly Case[], opts: Omit<RunOptions, 'conn' | 'gates' | 'statedGates' | 'readGates' | 'facts' | 'cases' | 'embedded'> & { gates?: Record<string, boolean>; statedGates?: readonly string[]; log?: LogSink }): Promise<RunReport> {
   const runId = opts.runId ?? newRunId();
-  const started = await startEmbeddedGroups(cases, { runId, gates: opts.gates, statedGates: opts.statedGates, node: true });
+  const started = await startEmbeddedGroups(cases, { runId, gates: opts.gates, statedGates: opts.statedGates, node: true, log: opts.log });
   try {
     return await runGroups(started.groups, { ...opts, runId, embedded: true });
   } finally {
@@ -173,7 +176,7 @@ export async function runEmbedded(cases: readonly Case[], opts: Omit<RunOptions,
  * runEmbedded), with the cases each serves. Tests that put something in front of the references
  * (the legal variants) start them with this.
  */
-export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId: string; gates?: Record<string, boolean>; statedGates?: readonly string[]; node?: boolean }): Promise<{ groups: TargetGroup[]; close(): Promise<void> }> {
+export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId: string; gates?: Record<string, boolean>; statedGates?: readonly string[]; node?: boolean; log?: LogSink }): Promise<{ groups: TargetGroup[]; close(): Promise<void> }> {
   const defaults = defaultGates();
   const fixed = opts.gates ? Object.fromEntries(Object.entries(opts.gates).filter(([k, v]) => defaults[k] !== v)) : undefined;
   const targets: Array<{ close(): Promise<void> }> = [];
@@ -183,11 +186,11 @@ export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId:
     for (const g of groupByProfile(cases, fixed)) {
       const corruptObjects = g.cases.filter((c) => c.facts?.includes('corruptObject')).length;
       const withNode = !!opts.node && g.cases.some((c) => c.needs.some((k) => AGENT_KINDS.has(k)));
-      const target = await startEmbeddedTarget(g.profile, { runId: opts.runId, corruptObjects, auth: withNode });
+      const target = await startEmbeddedTarget(g.profile, { runId: opts.runId, corruptObjects, auth: withNode, log: opts.log });
       targets.push(target);
       let node: NodeTargets | undefined;
       if (withNode) {
-        const started = await startEmbeddedNode(target.group, opts.runId, target.agentTls);
+        const started = await startEmbeddedNode(target.group, opts.runId, target.agentTls, opts.log);
         targets.push(started);
         node = started.node;
       }
@@ -208,7 +211,7 @@ export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId:
  * start the reference agent through this package's own CLI. With `agentTls` (the target's), the agent
  * serves with the certificate the reference verifies and accepts the reference's client certificate.
  */
-export async function startEmbeddedNode(group: Omit<TargetGroup, 'cases'>, runId: string, agentTls?: EmbeddedAgentTls): Promise<{ node: NodeTargets; close(): Promise<void> }> {
+export async function startEmbeddedNode(group: Omit<TargetGroup, 'cases'>, runId: string, agentTls?: EmbeddedAgentTls, log: LogSink = silentSink): Promise<{ node: NodeTargets; close(): Promise<void> }> {
   const [{ startMockCri }, { startAgent }, { DEFAULT_AUTH_SETTINGS }] = await Promise.all([loadMockCri(), import('../reference/agent/agent.js'), import('../reference/agent/auth/settings.js')]);
   const dir = await mkdtemp(join(tmpdir(), 'oc-node-'));
   const tlsFiles = agentTls ? await writeAgentTls(dir, agentTls) : undefined;
@@ -227,7 +230,7 @@ export async function startEmbeddedNode(group: Omit<TargetGroup, 'cases'>, runId
       rootDir: join(dir, 'root'),
       serve: { address: '127.0.0.1', port: 0, certDir: tlsFiles?.certDir },
       ...(tlsFiles?.clientCaFile ? { auth: { ...DEFAULT_AUTH_SETTINGS, clientCaFile: tlsFiles.clientCaFile } } : {}),
-      log: () => undefined,
+      log: (m) => log(logLine('agent', m)),
     });
   } catch (err) {
     await cri.close();

@@ -11,6 +11,7 @@ import { loadExpectations } from '../../runner/expect.js';
 import { buildRunSelection } from '../../runner/selection.js';
 import { runCases, exitCodeFor, newRunId, DEFAULT_COMPONENT, type NodeTargets } from '../../runner/run.js';
 import { runEmbedded } from '../../runner/embedded.js';
+import { stderrSink } from '../../reference/log.js';
 import { checkCredentials, probeComponent, probeTarget } from '../../runner/target.js';
 import type { TargetConnection } from '../../runner/client.js';
 import { kubeconfigFile, loadKubeconfig, readTokenFile } from '../../runner/kubeconfig.js';
@@ -132,7 +133,9 @@ export async function cmdRun(argv: any, version: string): Promise<number> {
     let report;
     if (conn === undefined) {
       // Without --gates every case runs: a reference is started per gate set the cases need.
-      report = await runEmbedded(cases, { ...common, gates: argv.gates ? gates : undefined, statedGates });
+      // Its components log only with --verbose: the cases provoke errors on purpose (a planted
+      // corrupt object, writes refused), and a passing run writes nothing to standard error.
+      report = await runEmbedded(cases, { ...common, gates: argv.gates ? gates : undefined, statedGates, log: argv.verbose ? stderrSink : undefined });
     } else {
       // Preflight: reachable (exit 3), then credentials the target accepts (exit 2).
       await probeTarget(conn);

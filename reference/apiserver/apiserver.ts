@@ -29,6 +29,7 @@ import { ensureInitialNamespaces, NamespaceLifecycle, namespaceStrategy } from '
 import type { Storage } from '../storage/types.js';
 import { InstrumentedStorage, StorageMetrics } from '../storage/instrumented.js';
 import type { FeatureGates } from '../features.js';
+import { componentLog } from '../log.js';
 
 export interface ApiServerOptions {
   readonly storage: Storage;
@@ -130,7 +131,7 @@ export interface RunningApiServer {
 }
 
 export async function startApiServer(opts: ApiServerOptions): Promise<RunningApiServer> {
-  const log = opts.log ?? ((m: string, e?: unknown) => console.error(`[reference] ${m}`, e ?? ''));
+  const log = opts.log ?? componentLog('reference');
   const strategies = opts.strategies.some((s) => s.group === '' && s.resource === 'namespaces')
     ? opts.strategies
     : [namespaceStrategy, ...opts.strategies];

@@ -57,6 +57,7 @@ import { encodeWatchFrame } from './protobuf/codec.js';
 import { sendProtobuf } from './protobuf/respond.js';
 import { jsonText } from './served-json.js';
 import { WatchBudget, type BudgetedWatcher, type WatchBounds } from './watch-budget.js';
+import { componentLog } from '../log.js';
 
 /** Verbs this handler implements; discovery advertises only these. */
 export const SERVED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -136,7 +137,7 @@ export class ApiHandler {
     this.podStreaming = opts.podStreaming;
     this.maxBodyBytes = opts.maxBodyBytes ?? MAX_BODY_BYTES;
     this.minWatchTimeoutSeconds = opts.minWatchTimeoutSeconds ?? 1800;
-    this.log = opts.log ?? ((m, e) => console.error(`[reference] ${m}`, e ?? ''));
+    this.log = opts.log ?? componentLog('reference');
     this.continueTokens = new ContinueTokens(opts.continueTtlSeconds !== undefined ? opts.continueTtlSeconds * 1000 : undefined, undefined, opts.sharedStorage);
     this.bookmarkIntervalMs = opts.bookmarkIntervalSeconds !== undefined ? opts.bookmarkIntervalSeconds * 1000 : DEFAULT_BOOKMARK_INTERVAL_MS;
   }

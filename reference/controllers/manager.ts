@@ -15,6 +15,7 @@ import { componentRequestAuth } from '../components/request-auth.js';
 import { DEFAULT_CONTROLLER_SETTINGS, type Controller, type ControllerDefinition, type ControllerSettings } from './controller.js';
 import { eventRecorder } from './events.js';
 import { CONTROLLERS } from './index.js';
+import { componentLog } from '../log.js';
 
 export const CONTROLLER_MANAGER_COMPONENT = 'orch-controller-manager';
 
@@ -69,7 +70,7 @@ export function selectControllers(spec: readonly string[], all: readonly Control
 }
 
 export async function startControllerManager(o: ControllerManagerOptions): Promise<RunningControllerManager> {
-  const log = o.log ?? ((m: string, e?: unknown) => console.error(`[controller-manager] ${m}`, e ?? ''));
+  const log = o.log ?? componentLog('controller-manager');
   const gates = o.featureGates ?? new FeatureGates();
   const settings: ControllerSettings = { ...DEFAULT_CONTROLLER_SETTINGS, ...o.settings };
   const selected = [...selectControllers(o.controllers ?? ['*'], CONTROLLERS), ...(o.extra ?? [])];

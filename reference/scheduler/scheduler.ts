@@ -29,6 +29,7 @@ import { gangOrder, isGang, planGang, WAITING_FOR_MIN_COUNT, WAITING_FOR_PREEMPT
 import { noCandidateMessage, pickCandidate, preemptionMessage, victimsOnNode, type Candidate } from './preemption.js';
 import { SchedulingQueue } from './queue.js';
 import { DISRUPTION_TARGET, INITIALLY_SCHEDULED, PODGROUPS_PATH, StatusWriter } from './status.js';
+import { componentLog } from '../log.js';
 
 export const SCHEDULER_COMPONENT = 'orch-scheduler';
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
@@ -52,7 +53,7 @@ export interface RunningScheduler {
 }
 
 export async function startScheduler(o: SchedulerOptions): Promise<RunningScheduler> {
-  const say = o.log ?? ((m: string, e?: unknown) => console.error(`[scheduler] ${m}`, e ?? ''));
+  const say = o.log ?? componentLog('scheduler');
   // Writes still in flight when the scheduler closes fail with the connection: nothing to report.
   let closed = false;
   const log = (m: string, e?: unknown) => { if (!closed) say(m, e); };
