@@ -26,6 +26,7 @@ import {
 } from './format.js';
 import { requirementLabel } from './grouping.js';
 import { coverageOf, matrixColumns, sectionAnchor, specOutline, type OutlineDoc } from './coverage.js';
+import { SKIP_GROUPS_SHOWN, skipGroups } from './skips.js';
 import type { Requirement } from '../suites/requirements/index.js';
 
 const CSS = `
@@ -91,7 +92,20 @@ function summary(report: RunReport): string {
     for (const l of report.cleanupUnverified) out.push(`<li><code>${h(l)}</code></li>`);
     out.push('</ul>');
   }
+  out.push(skipSummary(report));
   out.push('</section>');
+  return out.join('\n');
+}
+
+/** Skipped cases grouped by reason, each with the flags that would let them run (reporters/skips.ts). */
+function skipSummary(report: RunReport): string {
+  const groups = skipGroups(report);
+  if (!groups.length) return '';
+  const shown = groups.slice(0, SKIP_GROUPS_SHOWN);
+  const out = ['<h3 id="skips">Skipped cases by reason</h3>', '<table class="skips"><thead><tr><th>Cases</th><th>Reason</th><th>Flags that would run them</th></tr></thead><tbody>'];
+  for (const g of shown) out.push(`<tr><td class="n">${g.count}</td><td>${prose(g.reason)}</td><td>${g.flags.map((f) => `<code>${h(f)}</code>`).join(' ') || '(none: the target itself)'}</td></tr>`);
+  out.push('</tbody></table>');
+  if (groups.length > shown.length) out.push(`<p>… and ${groups.length - shown.length} more reasons (every skipped case and its reason is in the JSON report).</p>`);
   return out.join('\n');
 }
 
