@@ -47,7 +47,7 @@ table.matrix td.n-skipped,table.matrix td.n-notRun,table.matrix td.n-interrupted
 table.matrix tr.doc th{background:#e4e6ee}table.matrix tfoot td,table.matrix tfoot th{font-weight:700;border-top:2px solid #99a}
 .counts{color:#4a4f5c}
 .verdict{font-size:1.2rem;padding:.2rem .7rem}.verdict-line{font-size:1.05rem}.PASS{background:#d9f2dd;color:#175c24}.FAIL{background:#fbdada;color:#8a1414}
-.INCOMPLETE{background:#fdf0cc;color:#6d5200}.missing{color:#8a1414;font-style:italic}.meta{color:#4a4f5c}
+.INCOMPLETE,.UNCHECKED{background:#fdf0cc;color:#6d5200}.missing{color:#8a1414;font-style:italic}.meta{color:#4a4f5c}
 details{margin:.4rem 0}summary{cursor:pointer}
 `;
 

@@ -166,7 +166,8 @@ export async function cmdRun(argv: any, version: string): Promise<number> {
       const surprises = report.cases.filter((c) => c.unexpectedPass).length;
       const policyMissed = policyFailures(report);
       const parts = [bad && `${bad} case(s) failed or errored`, surprises && `${surprises} known failure(s) passed (update the --expect file)`, report.leaks.length && `${report.leaks.length} object(s) left behind after cleanup`, ...policyMissed].filter(Boolean);
-      process.stderr.write(`orch-conformance: ${parts.join('; ')}. See the report for expected vs actual and the recorded exchanges.\n`);
+      const see = bad || surprises ? ' See the report for expected vs actual and the recorded exchanges.' : '';
+      process.stderr.write(`orch-conformance: ${parts.join('; ')}.${see}\n`);
       // --fail-on-skip: the skipped cases, by reason, whatever reporters the run wrote.
       if (policy.failOnSkip && report.summary.skipped) process.stderr.write(`Skipped cases, by reason:\n${skipSummaryLines(report, { ids: true }).join('\n')}\n`);
     }
