@@ -31,7 +31,7 @@ const selectionOptions = <T>(y: Argv<T>) => y
   .option('gates', { type: 'string', describe: 'Feature gates the target has: Name=true,Other=false. Gates not given are read from each component\'s orch_feature_enabled where it reports them, else taken as the 1.37 defaults' });
 
 const TOKEN_NOTE = 'A token given with --token is visible to every user of this machine (ps, /proc); prefer --token-file or --kubeconfig.';
-const EXIT_CODES = 'Exit codes: 0 every selected case passed; 1 a case failed or errored, or objects were left behind; 2 bad usage or configuration (including credentials the target rejects); 3 target unreachable; 130 interrupted (SIGINT); 143 terminated (SIGTERM).';
+const EXIT_CODES = 'Exit codes: 0 every selected case passed; 1 a case failed or errored, objects were left behind, or --fail-on-skip or --min-coverage was not met; 2 bad usage or configuration (including credentials the target rejects, and a run in which every selected case was skipped); 3 target unreachable; 130 interrupted (SIGINT); 143 terminated (SIGTERM).';
 
 /** The options of `run`; `list` takes them all too, so a run's command line can be copied to it. */
 const runOptions = <T>(y: Argv<T>) => selectionOptions(y)
@@ -54,6 +54,9 @@ const runOptions = <T>(y: Argv<T>) => selectionOptions(y)
   .option('parallel', { type: 'number', default: availableParallelism(), describe: 'Cases run at once against a target (the embedded run may start several targets)' })
   .option('timeout', { type: 'number', default: 30, describe: 'Seconds a case may take' })
   .option('strict', { type: 'boolean', default: false, describe: 'A failed SHOULD case (upstream behaviour, a recommendation) fails the run; without it, it is a warning' })
+  .option('fail-on-skip', { type: 'boolean', default: false, describe: 'Any skipped selected case fails the run (exit 1), listed by reason' })
+  .option('min-coverage', { type: 'number', describe: 'Least share (percent, 0-100) of the selected requirements the run must check; below it the run fails (exit 1)' })
+  .option('progress-interval', { type: 'number', default: 30, describe: 'Off a terminal (CI logs), print a progress line every this many seconds: counts and the slowest running cases; 0: none' })
   .option('run-id', { type: 'string', describe: 'Id of this run (lowercase letters and digits); objects are labelled conformance.orch.io/run=<id>' })
   .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable: console, json, junit, markdown, html, tap' })
   .option('continue-ttl', { type: 'string', describe: 'Target fact: how long the target keeps list continue tokens valid (e.g. 5m); cases that outwait it run only when given' })

@@ -1,8 +1,9 @@
 // Live progress on a terminal, then a summary with every failure's evidence.
 import type { CaseResult, RunReport } from '../runner/results.js';
-import { type Outcome, countsText, exchangeSummary, findingLines, formatDuration, outcome, targetLabel, verdict, verdictText, writeOutput } from './format.js';
-import type { Reporter, RunPlan } from './types.js';
+import { type Outcome, countsText, exchangeSummary, findingLines, formatDuration, outcome, plural, targetLabel, verdict, verdictText, writeOutput } from './format.js';
+import type { CaseStarted, Reporter, RunPlan } from './types.js';
 import { coverageOf } from './coverage.js';
+import { skipSummaryLines } from './skips.js';
 
 export interface ConsoleStyle {
   /** ANSI colours. */
@@ -66,9 +67,13 @@ export function renderCaseLine(c: CaseResult, style: ConsoleStyle = PLAIN): stri
   return line;
 }
 
-function oneLine(s: string): string {
+/**
+ * The first line of a message, at most 160 characters. A longer one loses its middle, not its end:
+ * skip reasons end with the flag that lets the case run.
+ */
+export function oneLine(s: string): string {
   const first = s.split(/\r?\n/, 1)[0] ?? '';
-  return first.length > 160 ? `${first.slice(0, 157)}...` : first;
+  return first.length > 160 ? `${first.slice(0, 60)} ... ${first.slice(-95)}` : first;
 }
 
 function indent(s: string, prefix: string): string {
@@ -83,8 +88,16 @@ function failureBlock(c: CaseResult, style: ConsoleStyle): string[] {
   if (c.actual !== undefined) out.push(`      ${p.red('actual:')}   ${indent(c.actual, '                ')}`);
   for (const f of findingLines(c)) out.push(`      ${p.yellow('finding:')}  ${indent(f, '                ')}`);
   out.push(`      requirements: ${c.requirements.length ? c.requirements.join(', ') : '(none)'}; spec ${c.spec.doc} §${c.spec.section}`);
-  const last = c.exchanges.at(-1);
-  if (last) out.push(`      last exchange: ${exchangeSummary(last)}`);
+  // The exchange the failed check followed, when the runner recorded it: the requests after it are
+  // the case's own clean-up, which say nothing about the failure.
+  const failing = c.failedExchange !== undefined ? c.exchanges[c.failedExchange] : undefined;
+  if (failing) {
+    const after = c.exchanges.length - 1 - c.failedExchange!;
+    out.push(`      failing exchange: ${exchangeSummary(failing)}${after ? ` (then ${plural(after, 'more request')}, e.g. clean-up)` : ''}`);
+  } else {
+    const last = c.exchanges.at(-1);
+    if (last) out.push(`      last exchange: ${exchangeSummary(last)}`);
+  }
   return out;
 }
 
@@ -135,7 +148,19 @@ export function renderConsoleSummary(report: RunReport, style: ConsoleStyle = PL
     for (const l of report.cleanupUnverified) out.push(`  ${l}`);
     out.push('');
   }
-  if (report.interrupted) out.push(p.bold(p.yellow('Interrupted: the run stopped before every case finished.')), '');
+  const unstarted = cases.filter((c) => outcome(c) === 'unstarted');
+  if (unstarted.length) {
+    out.push(p.bold(p.yellow(`Not started (the run was interrupted first; no verdict on the target): ${unstarted.length}`)));
+    for (const c of unstarted.slice(0, UNSTARTED_LISTED)) out.push(`  ${mark('unstarted', style)} ${c.id}`);
+    if (unstarted.length > UNSTARTED_LISTED) out.push(`  ... and ${unstarted.length - UNSTARTED_LISTED} more`);
+    out.push('');
+  }
+  const skips = skipSummaryLines(report, { ids: !!report.policy?.failOnSkip });
+  if (skips.length) out.push(p.bold('Skipped, by reason (the flags named would let them run):'), ...skips.map((l) => p.dim(l)), '');
+  if (report.interrupted) {
+    const notRun = unstarted.length + interrupted.length;
+    out.push(p.bold(p.yellow(`Interrupted: the run stopped before every case finished${notRun ? ` (${plural(interrupted.length, 'case')} stopped, ${unstarted.length} not started)` : ''}.`)), '');
+  }
 
   out.push(coverageLine(report));
   out.push(`${countsText(s)}; ${s.total} total in ${formatDuration(report.durationMs)}`);
@@ -153,13 +178,17 @@ export function coverageLine(report: RunReport): string {
     t.failed ? `${t.failed} failed` : '',
     t.errored ? `${t.errored} errored` : '',
     t.warned ? `${t.warned} warned` : '',
-    t.interrupted ? `${t.interrupted} interrupted` : '',
+    t.knownFailures ? `${t.knownFailures} known failure${t.knownFailures === 1 ? '' : 's'}` : '',
+    t.interrupted ? `${t.interrupted} interrupted or not started` : '',
     t.skipped ? `${t.skipped} skipped` : '',
     t.notRun ? `${t.notRun} not run` : '',
     t.notCovered ? `${t.notCovered} not covered` : '',
   ].filter(Boolean).join(', ');
   return `Requirements: ${t.covered} of ${t.requirements} covered by cases; in this run ${where}`;
 }
+
+/** Not-started cases the console names one by one; the rest are counted. */
+const UNSTARTED_LISTED = 20;
 
 /** The header printed at start. */
 export function renderConsoleHeader(plan: RunPlan): string {
@@ -175,6 +204,25 @@ export function renderConsole(report: RunReport): string {
 export interface ConsoleReporterOptions {
   /** Force colours on or off; default: the stream is a TTY and NO_COLOR is unset. */
   color?: boolean;
+  /**
+   * Off a TTY, a progress line this often (counts and the slowest running cases), for CI logs that
+   * show nothing else for minutes; 0 for none. Default 30 s (`run --progress-interval`).
+   */
+  progressIntervalMs?: number;
+}
+
+/** Running cases the progress line names, the longest-running first. */
+const SLOWEST_SHOWN = 3;
+
+/**
+ * The periodic progress line: done of total with the counts so far, and the cases running longest,
+ * e.g. "progress: 120 of 995 done (110 passed, 10 skipped) after 1m30.0s; 6 running, longest: a (45.0s), b (30.2s)".
+ */
+export function renderProgressLine(p: { done: number; total: number; counts: ReadonlyMap<Outcome, number>; elapsedMs: number; running: ReadonlyMap<string, number>; now: number }): string {
+  const counts = [...p.counts].filter(([, n]) => n > 0).map(([o, n]) => `${n} ${o.replace('-', ' ')}`).join(', ');
+  const longest = [...p.running].sort((a, b) => a[1] - b[1]).slice(0, SLOWEST_SHOWN).map(([id, t0]) => `${id} (${formatDuration(p.now - t0)})`);
+  const running = p.running.size ? `; ${p.running.size} running, longest: ${longest.join(', ')}` : '';
+  return `progress: ${p.done} of ${p.total} done${counts ? ` (${counts})` : ''} after ${formatDuration(p.elapsedMs)}${running}`;
 }
 
 export class ConsoleReporter implements Reporter {
@@ -183,6 +231,12 @@ export class ConsoleReporter implements Reporter {
   private readonly style: ConsoleStyle;
   private total = 0;
   private done = 0;
+  private readonly progressIntervalMs: number;
+  private progressTimer?: NodeJS.Timeout;
+  private startedAt = 0;
+  /** Running cases by id, with when each started. */
+  private readonly running = new Map<string, number>();
+  private readonly counts = new Map<Outcome, number>();
 
   constructor(
     private readonly out: NodeJS.WritableStream = process.stdout,
@@ -193,21 +247,44 @@ export class ConsoleReporter implements Reporter {
       color: opts.color ?? (this.tty && process.env.NO_COLOR === undefined),
       unicode: this.tty,
     };
+    this.progressIntervalMs = opts.progressIntervalMs ?? 30_000;
   }
 
   start(plan: RunPlan): void {
     this.total = plan.total;
     this.done = 0;
+    this.startedAt = performance.now();
     this.out.write(renderConsoleHeader(plan));
+    // A terminal shows the counter on every line; a CI log gets a line now and then instead.
+    if (!this.tty && this.progressIntervalMs > 0) {
+      this.progressTimer = setInterval(() => this.out.write(`${this.progressLine()}\n`), this.progressIntervalMs);
+      this.progressTimer.unref();
+    }
+  }
+
+  /** The progress line as of now (also what the timer writes). */
+  progressLine(): string {
+    const now = performance.now();
+    return renderProgressLine({ done: this.done, total: this.total, counts: this.counts, elapsedMs: now - this.startedAt, running: this.running, now });
+  }
+
+  caseStart(c: CaseStarted): void {
+    this.running.set(c.id, performance.now());
   }
 
   caseEnd(result: CaseResult): void {
     this.done++;
+    this.running.delete(result.id);
+    const o = outcome(result);
+    this.counts.set(o, (this.counts.get(o) ?? 0) + 1);
+    // After an interrupt the cases that never started are counted in the summary, not listed here.
+    if (o === 'unstarted') return;
     const counter = this.tty ? `${painter(this.style).dim(`[${this.done}/${this.total || '?'}]`)} ` : '';
     this.out.write(`${counter}${renderCaseLine(result, this.style)}\n`);
   }
 
   async end(report: RunReport): Promise<void> {
+    clearInterval(this.progressTimer);
     const text = renderConsoleSummary(report, this.style);
     await writeOutput(text, undefined, this.out);
   }

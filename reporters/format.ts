@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import type { CaseResult, Exchange, RunReport } from '../runner/results.js';
 import type { Reporter } from './types.js';
 import { isPartial } from './coverage.js';
+import { flagsAskedFor, nothingRan, policyFailures, requirementsChecked, skipGroups } from './skips.js';
 
 /**
  * What a case means for the run, known-failure list applied: a listed failure does not fail the
@@ -21,15 +22,19 @@ export function outcome(c: CaseResult): Outcome {
 import { failsRun } from '../runner/run.js';
 export { failsRun };
 
-export type Verdict = 'PASS' | 'FAIL' | 'INCOMPLETE';
+export type Verdict = 'PASS' | 'FAIL' | 'INCOMPLETE' | 'UNCHECKED';
 
 /**
  * FAIL when a case fails the run or objects were left behind (both make the exit code 1);
- * otherwise INCOMPLETE when interrupted; otherwise PASS.
+ * otherwise INCOMPLETE when interrupted; otherwise UNCHECKED when no selected case ran (every one
+ * was skipped: exit code 2, a set-up to fix); otherwise FAIL when the run misses its policy
+ * (`--fail-on-skip`, `--min-coverage`); otherwise PASS. runner/run.ts exitCodeFor agrees.
  */
 export function verdict(report: RunReport): Verdict {
   if (report.cases.some(failsRun) || report.leaks.length > 0) return 'FAIL';
   if (report.interrupted) return 'INCOMPLETE';
+  if (nothingRan(report)) return 'UNCHECKED';
+  if (policyFailures(report).length) return 'FAIL';
   return 'PASS';
 }
 
@@ -50,22 +55,39 @@ export function verdictHeadline(report: RunReport): string {
   ].join('');
 }
 
-/** Why the verdict is what it is. */
+/**
+ * What the run checked, in every verdict: its non-zero counts and how many requirements of the
+ * catalogue it left unchecked, e.g. "710 passed, 285 skipped; 250 of 770 requirements not checked".
+ */
+export function checkedText(report: RunReport): string {
+  const r = requirementsChecked(report);
+  const notChecked = r.total - r.checked;
+  const reqs = notChecked ? `${notChecked} of ${r.total} requirements not checked${r.notSelected ? ` (${r.notSelected} not selected)` : ''}` : `all ${r.total} requirements checked`;
+  return `${countsText(report.summary, { nonZero: true })}; ${reqs}`;
+}
+
+/** Why the verdict is what it is, after what the run checked. */
 export function verdictReason(report: RunReport): string {
   const s = report.summary;
   const warnings = s.warned ? `; ${plural(s.warned, 'SHOULD rule')} not met (--strict makes ${s.warned === 1 ? 'it a failure' : 'them failures'})` : '';
+  const checked = checkedText(report);
   switch (verdict(report)) {
     case 'PASS':
-      return `every case that ran passed, was skipped or is a known failure${warnings}`;
+      return `${checked}${warnings}`;
     case 'INCOMPLETE':
-      return `the run was interrupted before every case finished${warnings}`;
+      return `the run was interrupted before every case finished; ${checked}${warnings}`;
+    case 'UNCHECKED': {
+      const flags = flagsAskedFor(skipGroups(report));
+      return `no selected case ran (${plural(s.skipped, 'case')} skipped), so nothing was checked${flags.length ? `; the skip reasons ask for ${flags.join(', ')}` : ''}`;
+    }
     case 'FAIL': {
       const failing = s.failed + s.errored;
       return [
         failing ? `${plural(failing, 'case')} failed or errored` : '',
         s.unexpectedPasses ? `${plural(s.unexpectedPasses, 'known failure')} passed` : '',
         report.leaks.length ? `${plural(report.leaks.length, 'object')} left behind` : '',
-      ].filter(Boolean).join(', ') + warnings;
+        ...policyFailures(report),
+      ].filter(Boolean).join(', ') + `; ${checked}${warnings}`;
     }
   }
 }
@@ -85,14 +107,15 @@ export function unexpectedPassMessage(c: CaseResult): string {
 /**
  * The summary's disjoint counts as words, each bucket once, adding up to the total:
  * "3 passed, 1 failed, 0 errored, 2 skipped, 1 warning, 1 known failure".
- * Passed, failed, errored and skipped always show; the other buckets when not zero.
+ * Passed, failed, errored and skipped always show (unless `nonZero`); the other buckets when not zero.
  */
-export function countsText(s: RunReport['summary']): string {
+export function countsText(s: RunReport['summary'], opts: { nonZero?: boolean } = {}): string {
+  const always = (n: number, text: string) => (n || !opts.nonZero ? text : '');
   return [
-    `${s.passed} passed`,
-    `${s.failed} failed`,
-    `${s.errored} errored`,
-    `${s.skipped} skipped`,
+    always(s.passed, `${s.passed} passed`),
+    always(s.failed, `${s.failed} failed`),
+    always(s.errored, `${s.errored} errored`),
+    always(s.skipped, `${s.skipped} skipped`),
     s.warned ? plural(s.warned, 'warning') : '',
     s.interrupted ? `${s.interrupted} interrupted` : '',
     s.flaky ? `${s.flaky} flaky` : '',

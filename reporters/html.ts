@@ -26,6 +26,7 @@ import {
 } from './format.js';
 import { requirementLabel } from './grouping.js';
 import { coverageOf, matrixColumns, sectionAnchor, specOutline, type OutlineDoc } from './coverage.js';
+import { SKIP_GROUPS_SHOWN, skipGroups } from './skips.js';
 import type { Requirement } from '../suites/requirements/index.js';
 
 const CSS = `
@@ -46,7 +47,7 @@ table.matrix td.n-skipped,table.matrix td.n-notRun,table.matrix td.n-interrupted
 table.matrix tr.doc th{background:#e4e6ee}table.matrix tfoot td,table.matrix tfoot th{font-weight:700;border-top:2px solid #99a}
 .counts{color:#4a4f5c}
 .verdict{font-size:1.2rem;padding:.2rem .7rem}.verdict-line{font-size:1.05rem}.PASS{background:#d9f2dd;color:#175c24}.FAIL{background:#fbdada;color:#8a1414}
-.INCOMPLETE{background:#fdf0cc;color:#6d5200}.missing{color:#8a1414;font-style:italic}.meta{color:#4a4f5c}
+.INCOMPLETE,.UNCHECKED{background:#fdf0cc;color:#6d5200}.missing{color:#8a1414;font-style:italic}.meta{color:#4a4f5c}
 details{margin:.4rem 0}summary{cursor:pointer}
 `;
 
@@ -91,7 +92,20 @@ function summary(report: RunReport): string {
     for (const l of report.cleanupUnverified) out.push(`<li><code>${h(l)}</code></li>`);
     out.push('</ul>');
   }
+  out.push(skipSummary(report));
   out.push('</section>');
+  return out.join('\n');
+}
+
+/** Skipped cases grouped by reason, each with the flags that would let them run (reporters/skips.ts). */
+function skipSummary(report: RunReport): string {
+  const groups = skipGroups(report);
+  if (!groups.length) return '';
+  const shown = groups.slice(0, SKIP_GROUPS_SHOWN);
+  const out = ['<h3 id="skips">Skipped cases by reason</h3>', '<table class="skips"><thead><tr><th>Cases</th><th>Reason</th><th>Flags that would run them</th></tr></thead><tbody>'];
+  for (const g of shown) out.push(`<tr><td class="n">${g.count}</td><td>${prose(g.reason)}</td><td>${g.flags.map((f) => `<code>${h(f)}</code>`).join(' ') || '(none: the target itself)'}</td></tr>`);
+  out.push('</tbody></table>');
+  if (groups.length > shown.length) out.push(`<p>… and ${groups.length - shown.length} more reasons (every skipped case and its reason is in the JSON report).</p>`);
   return out.join('\n');
 }
 

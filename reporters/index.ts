@@ -41,7 +41,7 @@ function checkName(name: string): ReporterName {
  * Creates a reporter from `name` or `name=path`. File reporters write to the path (creating its
  * directories) or, without one (or with `-`), to stdout. The console reporter takes no path.
  */
-export function createReporter(spec: string, opts: { stdout?: NodeJS.WritableStream } = {}): Reporter {
+export function createReporter(spec: string, opts: { stdout?: NodeJS.WritableStream; progressIntervalMs?: number } = {}): Reporter {
   const eq = spec.indexOf('=');
   const name = checkName((eq === -1 ? spec : spec.slice(0, eq)).trim());
   const rawPath = eq === -1 ? undefined : spec.slice(eq + 1);
@@ -51,7 +51,7 @@ export function createReporter(spec: string, opts: { stdout?: NodeJS.WritableStr
   const path = rawPath === '-' ? undefined : rawPath;
   if (name === 'console') {
     if (path !== undefined) throw new UsageError(`the console reporter writes to the terminal and takes no path (got "${spec}")`);
-    return new ConsoleReporter(opts.stdout ?? process.stdout);
+    return new ConsoleReporter(opts.stdout ?? process.stdout, { progressIntervalMs: opts.progressIntervalMs });
   }
   return new FILE_REPORTERS[name]({ path, stdout: opts.stdout });
 }

@@ -23,6 +23,7 @@ import {
 } from './format.js';
 import { requirementLabel } from './grouping.js';
 import { coverageOf, matrixColumns, sectionAnchor, specOutline, type OutlineDoc } from './coverage.js';
+import { SKIP_GROUPS_SHOWN, skipGroups } from './skips.js';
 import type { Requirement } from '../suites/requirements/index.js';
 
 /** Inline text: markdown and HTML metacharacters escaped, line breaks kept as `<br>`. */
@@ -86,6 +87,18 @@ function summary(report: RunReport): string[] {
     out.push('', 'Collections whose cleanup could not be verified (nothing is known to be left behind; check by hand):', '');
     for (const l of report.cleanupUnverified) out.push(`- ${code(l)}`);
   }
+  out.push(...skipSummary(report));
+  return out;
+}
+
+/** Skipped cases grouped by reason, each with the flags that would let them run (reporters/skips.ts). */
+function skipSummary(report: RunReport): string[] {
+  const groups = skipGroups(report);
+  if (!groups.length) return [];
+  const shown = groups.slice(0, SKIP_GROUPS_SHOWN);
+  const out = ['', '<a id="skips"></a>', '', '## Skipped cases by reason', '', '| Cases | Reason | Flags that would run them |', '|---:|---|---|'];
+  for (const g of shown) out.push(`| ${g.count} | ${prose(g.reason)} | ${g.flags.map(code).join(' ') || '(none: the target itself)'} |`);
+  if (groups.length > shown.length) out.push('', `… and ${groups.length - shown.length} more reasons (every skipped case and its reason is in the JSON report).`);
   return out;
 }
 

@@ -7,6 +7,12 @@ export interface RunPlan {
   total: number;
 }
 
+/** What the runner tells reporters when a case starts. */
+export interface CaseStarted {
+  id: string;
+  title: string;
+}
+
 /**
  * A reporter renders a run. Live reporters (console) use the hooks; file reporters only `end`.
  * `end` returns the rendered text when the reporter writes to a file or stdout.
@@ -14,6 +20,8 @@ export interface RunPlan {
 export interface Reporter {
   readonly name: string;
   start?(plan: RunPlan): void;
+  /** A case starts running (not called for cases skipped or never started). */
+  caseStart?(c: CaseStarted): void;
   caseEnd?(result: CaseResult): void;
   end(report: RunReport): Promise<void> | void;
 }

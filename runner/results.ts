@@ -75,6 +75,12 @@ export interface CaseResult {
   exchanges: Exchange[];
   /** With `run --retries`, every attempt when there was more than one, in order (the last is the result). */
   attempts?: CaseAttempt[];
+  /**
+   * For a failed check: the index in `exchanges` of the last exchange made before the check failed
+   * (the one the failure is about), so reports show it rather than the clean-up requests the case
+   * made after it. Absent when the failure came before any exchange, and in older reports.
+   */
+  failedExchange?: number;
 }
 
 /**
@@ -128,6 +134,19 @@ export interface RunReport {
   shard?: ShardSpec;
   /** A report made by `report merge`: the runs (shards) it was merged from. */
   merged?: ShardRecord[];
+  /**
+   * What else the run required to pass (`run --fail-on-skip`, `--min-coverage`): the verdict and the
+   * exit code apply it. Absent when neither was given, and in older reports.
+   */
+  policy?: VerdictPolicy;
+}
+
+/** Conditions beyond the cases' verdicts that a run must meet to pass. */
+export interface VerdictPolicy {
+  /** `--fail-on-skip`: any skipped selected case fails the run. */
+  failOnSkip?: boolean;
+  /** `--min-coverage`: the least share (percent) of the selected requirements the run must check. */
+  minCoverage?: number;
 }
 
 /** `--shard 2/4`: index 2 (1-based) of 4 slices. */
@@ -193,6 +212,11 @@ export interface CoverageCounts {
   notRun: number;
   /** No case in the kit names it. */
   notCovered: number;
+  /**
+   * Its worst result is a listed (known) failure (`--expect`): counted here, not under failed,
+   * errored or warned. Absent in older reports.
+   */
+  knownFailures?: number;
 }
 
 export interface SectionCoverage extends CoverageCounts {

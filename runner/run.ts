@@ -7,13 +7,14 @@ import type { Dispatcher } from 'undici';
 import { NAMESPACE_IMPACTS, type Case, type CaseContext } from '../suites/case.js';
 import { criControlClient, criControlConnection, type AgentTarget, type CriControlClient } from './agent-target.js';
 import { agentLauncher } from './agent-exec.js';
-import { CaseFailure, CaseSkip } from '../suites/verify.js';
+import { CaseFailure, CaseSkip, caseExchanges } from '../suites/verify.js';
 import { collectFindings, findingLabel, type Finding } from '../suites/findings.js';
 import type { Reporter } from '../reporters/types.js';
 import { ApiClient, createDispatcher, describeError, type TargetConnection } from './client.js';
 import { permissionDenied, rejectedCredentials, TargetAccessError } from './target.js';
-import type { CaseResult, CaseStatus, RunReport, RunSelection, RunSummary } from './results.js';
+import type { CaseResult, CaseStatus, RunReport, RunSelection, RunSummary, VerdictPolicy } from './results.js';
 import { computeCoverage, observesAgent } from '../reporters/coverage.js';
+import { policyFailures, nothingRan } from '../reporters/skips.js';
 import { AGENT_COMPONENT, gateComponents, gateMismatch, PER_COMPONENT_GATES, readReportedGates, resolveGates, type ComponentGates } from './gates.js';
 import { controllerMismatch } from './controllers.js';
 import { FactAllocator, factMismatch, type CaseFacts, type TargetFacts } from './facts.js';
@@ -60,6 +61,8 @@ export interface RunOptions {
   interrupt?: AbortSignal;
   /** What the operator selected (runner/selection.ts), recorded in the report as is. */
   selection?: RunSelection;
+  /** `--fail-on-skip`, `--min-coverage`: recorded in the report, where the verdict applies them. */
+  policy?: VerdictPolicy;
   version: string;
 }
 
@@ -194,16 +197,11 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
       for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
         const c = group.cases[i]!;
         if (opts.interrupt?.aborted) { finish(i, resultOf(c, 'unstarted', 0, 'not started: the run was interrupted first')); continue; }
-        const gated = caseGates(c, gatesOf, [...components.keys()]);
-        if (gated.skip) { finish(i, resultOf(c, 'skipped', 0, gated.skip)); continue; }
-        const missing = missingComponent(c, components) ?? missingNodeTarget(c, group.node);
-        if (missing) { finish(i, resultOf(c, 'skipped', 0, missing)); continue; }
-        if (setupError && NAMESPACE_IMPACTS.has(c.impact)) { finish(i, resultOf(c, 'errored', 0, String(setupError))); continue; }
-        const factWhy = factMismatch(c.facts, facts) ?? controllerMismatch(c.controllers, facts.controllers);
-        if (factWhy) { finish(i, resultOf(c, 'skipped', 0, factWhy)); continue; }
-        const caseFacts = allocator.forCase(c.facts);
-        if (typeof caseFacts === 'string') { finish(i, resultOf(c, 'skipped', 0, caseFacts)); continue; }
-        finish(i, await runOne(c, { conn: group.conn, dispatcher, components, only: gated.only, notChecked: gated.notChecked, node: group.node, agentDispatcher: agentDispatcherOf(group), runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt, facts: caseFacts, strict: !!opts.strict }));
+        const plan = planCase(c, { gatesOf, components: [...components.keys()], node: group.node, facts, allocator }, !!setupError);
+        if (plan.skip) { finish(i, resultOf(c, 'skipped', 0, plan.skip)); continue; }
+        if (plan.setupError) { finish(i, resultOf(c, 'errored', 0, String(setupError))); continue; }
+        for (const rep of reporters) rep.caseStart?.(c);
+        finish(i, await runOne(c, { conn: group.conn, dispatcher, components, only: plan.only, notChecked: plan.notChecked, node: group.node, agentDispatcher: agentDispatcherOf(group), runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt, facts: plan.facts!, strict: !!opts.strict }));
       }
     };
     const parallel = Math.max(1, Math.min(opts.parallel ?? availableParallelism(), apiQueue.length || 1));
@@ -235,9 +233,53 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
     strict: !!opts.strict,
     ...(opts.selection ? { selection: opts.selection } : {}),
     coverage: computeCoverage(results),
+    ...(opts.policy && (opts.policy.failOnSkip || opts.policy.minCoverage !== undefined) ? { policy: opts.policy } : {}),
   };
   for (const r of reporters) await r.end(report);
   return report;
+}
+
+/** What the runner knows about a group's target before its cases run, for planCase. */
+export interface CasePlanTarget {
+  gatesOf: (component: string) => ComponentGates;
+  /** Components whose endpoints the run has (`apiserver` always). */
+  components: readonly string[];
+  node?: NodeTargets;
+  facts: TargetFacts;
+  allocator: FactAllocator;
+}
+
+/**
+ * Whether a case runs on a target and with what, in the order the runner checks: gates, missing
+ * components and node targets, then the run's set-up error (for cases in its namespace), stated
+ * facts and controllers, and the facts a case takes for its own. `skip` says why it cannot run;
+ * `list` asks the same to say which cases a run would skip.
+ */
+export function planCase(c: Case, t: CasePlanTarget, setupFailed = false): { skip?: string; setupError?: true; only?: string[]; notChecked?: string; facts?: CaseFacts } {
+  const gated = caseGates(c, t.gatesOf, t.components);
+  if (gated.skip) return { skip: gated.skip };
+  const missing = missingComponent(c, new Set(t.components)) ?? missingNodeTarget(c, t.node);
+  if (missing) return { skip: missing };
+  if (setupFailed && NAMESPACE_IMPACTS.has(c.impact)) return { setupError: true };
+  const factWhy = factMismatch(c.facts, t.facts) ?? controllerMismatch(c.controllers, t.facts.controllers);
+  if (factWhy) return { skip: factWhy };
+  const facts = t.allocator.forCase(c.facts);
+  if (typeof facts === 'string') return { skip: facts };
+  return { only: gated.only, notChecked: gated.notChecked, facts };
+}
+
+/** Why the gates keep a case from running on these components, or undefined (as planCase's first check). */
+export function gateSkip(c: Case, gatesOf: (component: string) => ComponentGates, components: readonly string[]): string | undefined {
+  return caseGates(c, gatesOf, components).skip;
+}
+
+/**
+ * The gates a run would take a group's components to have before reading any (`list` does not
+ * reach the target): the stated ones and the 1.37 defaults.
+ */
+export function assumedGates(gates: Record<string, boolean>, statedGates?: readonly string[]): (component: string) => ComponentGates {
+  const resolved = resolveGates(gates, statedGates, undefined);
+  return () => resolved;
 }
 
 interface CaseEnv {
@@ -333,9 +375,11 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
   let message = '';
   let expected: string | undefined;
   let actual: string | undefined;
+  let failedExchange: number | undefined;
   const findings: Finding[] = [];
   try {
-    const outcome = await Promise.race([collectFindings(findings, () => c.run(ctx)).then(() => 'done' as const), deadline]);
+    // The case runs with its exchange log at hand, so a CaseFailure records which exchange it follows.
+    const outcome = await Promise.race([caseExchanges.run(api.exchanges, () => collectFindings(findings, () => c.run(ctx))).then(() => 'done' as const), deadline]);
     if (outcome === 'timeout') {
       status = 'errored';
       message = `timed out after ${env.timeoutMs / 1000}s (the target did not answer in time)`;
@@ -357,6 +401,7 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
       message = err.message;
       expected = err.expected;
       actual = err.actual;
+      failedExchange = err.exchangeIndex;
     } else {
       status = 'errored';
       message = signal.aborted ? 'aborted' : describeError(err);
@@ -387,7 +432,10 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
   r.actual = actual;
   if (findings.length) r.findings = findings;
   // Exchanges are what an auditor needs to see a failure; passes keep reports small.
-  if (status === 'failed' || status === 'warned' || status === 'errored') r.exchanges = api.exchanges;
+  if (status === 'failed' || status === 'warned' || status === 'errored') {
+    r.exchanges = api.exchanges;
+    if (failedExchange !== undefined && failedExchange < r.exchanges.length) r.failedExchange = failedExchange;
+  }
   return r;
 }
 
@@ -458,7 +506,7 @@ function caseGates(c: Case, gatesOf: (component: string) => ComponentGates, comp
 }
 
 /** Why a case cannot run for want of a component's endpoints, or undefined when it can. */
-function missingComponent(c: Case, components: ReadonlyMap<string, ComponentTarget>): string | undefined {
+function missingComponent(c: Case, components: { has(name: string): boolean }): string | undefined {
   if (!c.needs.includes('metrics')) return undefined;
   const absent = (c.components ?? [DEFAULT_COMPONENT]).filter((n) => !components.has(n));
   if (absent.length === 0) return undefined;
@@ -639,10 +687,14 @@ export function failsRun(r: CaseResult): boolean {
 }
 
 /**
- * 0 every selected case passed (skips, warnings and known failures allowed), 1 otherwise. A cleanup
- * that could not be verified (`cleanupUnverified`) is reported but is no leak, and does not count. The CLI
- * maps an interrupted run to 130/143 before asking this.
+ * 0 every selected case passed (skips, warnings and known failures allowed) and the run met its
+ * policy (`--fail-on-skip`, `--min-coverage`), 1 otherwise; 2 when no selected case ran (every one
+ * skipped): a run that checked nothing is a set-up to fix, not a pass. A cleanup that could not be
+ * verified (`cleanupUnverified`) is reported but is no leak, and does not count. The CLI maps an
+ * interrupted run to 130/143 before asking this.
  */
-export function exitCodeFor(report: RunReport): 0 | 1 {
-  return report.cases.some(failsRun) || report.leaks.length > 0 || report.interrupted ? 1 : 0;
+export function exitCodeFor(report: RunReport): 0 | 1 | 2 {
+  if (report.cases.some(failsRun) || report.leaks.length > 0 || report.interrupted) return 1;
+  if (nothingRan(report)) return 2;
+  return policyFailures(report).length ? 1 : 0;
 }

@@ -3,7 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ApiClient, ApiResponse } from '../runner/client.js';
 
-export { CaseFailure, CaseSkip, skip, show, fail } from './failure.js';
+export { CaseFailure, CaseSkip, caseExchanges, skip, show, fail } from './failure.js';
 import { show, fail } from './failure.js';
 import { upstream } from './findings.js';
 

@@ -295,5 +295,5 @@ t.test('a case that cannot observe its rule is skipped with the reason, not pass
   const report = await runCases({ cases: [unobservable], conn: { baseUrl: ref.url }, embedded: false, gates: parseGates(undefined), version: 't' });
   t.equal(report.cases[0]!.status, 'skipped');
   t.match(report.cases[0]!.message, /the server ignored limit/);
-  t.equal(exitCodeFor(report), 0);
+  t.equal(exitCodeFor(report), 2, 'its only case skipped: the run checked nothing, which is no pass (issue 25)');
 });

@@ -9,7 +9,10 @@ import { parseGates, statedGateNames } from '../../runner/gates.js';
 import { FACTS, parseFacts } from '../../runner/facts.js';
 import { loadExpectations } from '../../runner/expect.js';
 import { buildRunSelection } from '../../runner/selection.js';
-import { runCases, exitCodeFor, newRunId, DEFAULT_COMPONENT, type NodeTargets } from '../../runner/run.js';
+import { runCases, exitCodeFor, newRunId, assumedGates, gateSkip, planCase, DEFAULT_COMPONENT, type NodeTargets } from '../../runner/run.js';
+import { FactAllocator } from '../../runner/facts.js';
+import { flagsAskedFor, policyFailures, skipGroups, skipSummaryLines } from '../../reporters/skips.js';
+import type { RunReport, VerdictPolicy } from '../../runner/results.js';
 import { runEmbedded } from '../../runner/embedded.js';
 import { stderrSink } from '../../reference/log.js';
 import { checkCredentials, probeComponent, probeTarget } from '../../runner/target.js';
@@ -36,8 +39,11 @@ function planRun(argv: any) {
   if (!Number.isInteger(argv.parallel) || argv.parallel < 1) throw new UsageError('--parallel must be a whole number of at least 1');
   if (!(argv.timeout > 0)) throw new UsageError('--timeout must be a positive number of seconds');
   if (argv.runId !== undefined && !/^[a-z0-9]{1,16}$/.test(argv.runId)) throw new UsageError('--run-id must be 1 to 16 lowercase letters or digits (it becomes part of object names)');
+  const policy = verdictPolicy(argv);
+  const progress = argv.progressInterval ?? 30;
+  if (!(progress >= 0)) throw new UsageError('--progress-interval must be a number of seconds, 0 or more (0: no progress lines)');
   const reporterSpecs: string[] = argv.reporter?.length ? argv.reporter : ['console'];
-  const reporters = reporterSpecs.map((r) => createReporter(r));
+  const reporters = reporterSpecs.map((r) => createReporter(r, { progressIntervalMs: progress * 1000 }));
   if (cases.length === 0) throw new UsageError('no case matches the selection (see `orch-conformance list` with the same options)');
 
   const conn = resolveTarget(argv);
@@ -50,7 +56,14 @@ function planRun(argv: any) {
   if (embedded && factFlags.length) throw new UsageError(`${factFlags.join(', ')} ${factFlags.length > 1 ? 'describe' : 'describes'} a target given with --api: the embedded run configures its references so that every such fact holds`);
   if (embedded && argv.controllers !== undefined) throw new UsageError('--controllers describes a target given with --api: the embedded run starts every controller and the scheduler');
   const node = resolveNodeTargets(argv, conn);
-  return { gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node };
+  return { gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node, policy };
+}
+
+/** `--fail-on-skip` and `--min-coverage`, checked. */
+function verdictPolicy(argv: any): VerdictPolicy {
+  const min = argv.minCoverage;
+  if (min !== undefined && !(typeof min === 'number' && min >= 0 && min <= 100)) throw new UsageError('--min-coverage must be a percentage from 0 to 100');
+  return { ...(argv.failOnSkip ? { failOnSkip: true } : {}), ...(min !== undefined ? { minCoverage: min } : {}) };
 }
 
 /** --agent/--node/--agent-ca, --cri-control and --agent-exec: the spec 001 targets of a run against --api. */
@@ -111,7 +124,7 @@ function resolveNodeTargets(argv: any, conn: TargetConnection | undefined): Node
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: EXIT.interrupted, SIGTERM: EXIT.terminated };
 
 export async function cmdRun(argv: any, version: string): Promise<number> {
-  const { gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node } = planRun(argv);
+  const { gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node, policy } = planRun(argv);
   // Before any case: a report that cannot be written is a usage error now, not after the run.
   checkReportPaths(reporterSpecs);
   const interrupt = new AbortController();
@@ -126,7 +139,7 @@ export async function cmdRun(argv: any, version: string): Promise<number> {
   process.on('SIGTERM', onSignal);
   try {
     const common = {
-      expectations, reporters, interrupt: interrupt.signal, version,
+      expectations, reporters, interrupt: interrupt.signal, version, policy,
       runId: argv.runId ?? newRunId(), parallel: argv.parallel, timeoutMs: argv.timeout * 1000, strict: !!argv.strict,
       selection: buildRunSelection({ ...argv, gates: argv.gates ? gates : undefined, facts: embedded ? undefined : facts, expectFile: argv.expect, expectations, selected: cases, all: ALL_CASES }),
     };
@@ -150,11 +163,16 @@ export async function cmdRun(argv: any, version: string): Promise<number> {
     if (report.interrupted) return stoppedBy;
     const code = exitCodeFor(report);
     const unverified = report.cleanupUnverified?.length ?? 0;
-    if (code !== 0) {
+    if (code === EXIT.usage) process.stderr.write(nothingRanMessage(report));
+    else if (code !== 0) {
       const bad = report.cases.filter((c) => (c.status === 'failed' || c.status === 'errored') && !c.knownFailure).length;
       const surprises = report.cases.filter((c) => c.unexpectedPass).length;
-      const parts = [bad && `${bad} case(s) failed or errored`, surprises && `${surprises} known failure(s) passed (update the --expect file)`, report.leaks.length && `${report.leaks.length} object(s) left behind after cleanup`].filter(Boolean);
-      process.stderr.write(`orch-conformance: ${parts.join('; ')}. See the report for expected vs actual and the recorded exchanges.\n`);
+      const policyMissed = policyFailures(report);
+      const parts = [bad && `${bad} case(s) failed or errored`, surprises && `${surprises} known failure(s) passed (update the --expect file)`, report.leaks.length && `${report.leaks.length} object(s) left behind after cleanup`, ...policyMissed].filter(Boolean);
+      const see = bad || surprises ? ' See the report for expected vs actual and the recorded exchanges.' : '';
+      process.stderr.write(`orch-conformance: ${parts.join('; ')}.${see}\n`);
+      // --fail-on-skip: the skipped cases, by reason, whatever reporters the run wrote.
+      if (policy.failOnSkip && report.summary.skipped) process.stderr.write(`Skipped cases, by reason:\n${skipSummaryLines(report, { ids: true }).join('\n')}\n`);
     }
     if (unverified) process.stderr.write(`orch-conformance: cleanup could not be verified for ${unverified} collection(s) (not counted as left behind; check them by hand): ${report.cleanupUnverified.join('; ')}\n`);
     return code;
@@ -162,6 +180,13 @@ export async function cmdRun(argv: any, version: string): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/** Exit 2's message: no selected case ran; what the skip reasons ask for. */
+function nothingRanMessage(report: RunReport): string {
+  const flags = flagsAskedFor(skipGroups(report));
+  const ask = flags.length ? ` The skip reasons ask for ${flags.join(', ')}.` : '';
+  return `orch-conformance: no selected case ran: all ${report.summary.skipped} were skipped, so this run checked nothing and is no pass.${ask}\n${skipSummaryLines(report).join('\n')}\n`;
 }
 
 /** `--api` (or the kubeconfig's server) must say http:// or https://: `127.0.0.1:6443` is no URL. */
@@ -283,15 +308,43 @@ function parseMetricsTargets(values: string[] | undefined): Array<[string, strin
   return [...out];
 }
 
+/**
+ * The cases a run with these options would skip, and why, asked of the runner's own checks
+ * (runner/run.ts planCase) without reaching the target: gates not stated are taken as the 1.37
+ * defaults (a run reads what each component reports). The embedded run starts what its cases need,
+ * so only stated gates can keep its cases from running.
+ */
+function plannedSkips(plan: ReturnType<typeof planRun>, argv: any): Map<string, string> {
+  const out = new Map<string, string>();
+  const gatesOf = assumedGates(plan.gates, plan.statedGates);
+  if (plan.embedded) {
+    if (!argv.gates) return out;
+    for (const c of plan.cases) {
+      const why = gateSkip(c, gatesOf, [DEFAULT_COMPONENT, ...(c.components ?? [])]);
+      if (why) out.set(c.id, why);
+    }
+    return out;
+  }
+  const target = { gatesOf, components: [DEFAULT_COMPONENT, ...plan.metrics.map(([name]) => name)], node: plan.node, facts: plan.facts, allocator: new FactAllocator(plan.facts) };
+  for (const c of plan.cases) {
+    const why = planCase(c, target).skip;
+    if (why) out.set(c.id, why);
+  }
+  return out;
+}
+
 export function cmdList(argv: any): number {
   // The same checks as `run`, so a run's command line can be copied here as it is.
-  const { cases } = planRun(argv);
+  const plan = planRun(argv);
+  const { cases } = plan;
+  const skips = plannedSkips(plan, argv);
   const rows = cases.map((c) => ({
     id: c.id, title: c.title, suite: c.suite, requirements: c.requirements, spec: c.spec, level: c.level,
     gates: c.gates ?? {}, impact: c.impact, needs: c.needs, facts: c.facts ?? [],
     ...(c.needs.includes('metrics') ? { components: c.components ?? [DEFAULT_COMPONENT] } : {}),
     ...(c.everyComponent ? { everyComponent: true } : {}),
     ...(c.controllers?.length ? { controllers: [...c.controllers] } : {}),
+    ...(skips.has(c.id) ? { wouldSkip: skips.get(c.id)! } : {}),
   }));
   if (argv.json) {
     process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
@@ -301,8 +354,12 @@ export function cmdList(argv: any): number {
     const gates = Object.entries(r.gates).map(([k, v]) => `${k}=${v}`).join(',');
     const nodeFlags: Record<string, string> = { agent: '--agent --node', cri: '--cri-control', 'agent-exec': '--agent-exec', 'agent-socket': '--agent-pod-socket' };
     const facts = [...r.needs.filter((k) => nodeFlags[k]).map((k) => nodeFlags[k]), ...r.facts.map((f) => FACTS[f].flag)].join(' ');
-    process.stdout.write(`${r.id}\n    ${r.level} ${r.spec.doc} §${r.spec.section}  ${r.impact}  ${r.requirements.join(', ')}${gates ? `  gates: ${gates}` : ''}${facts ? `  needs: ${facts}` : ''}${r.controllers ? `  controllers: ${r.controllers.join(',')}` : ''}\n    ${r.title}\n`);
+    process.stdout.write(`${r.id}\n    ${r.level} ${r.spec.doc} §${r.spec.section}  ${r.impact}  ${r.requirements.join(', ')}${gates ? `  gates: ${gates}` : ''}${facts ? `  needs: ${facts}` : ''}${r.controllers ? `  controllers: ${r.controllers.join(',')}` : ''}\n    ${r.title}\n${r.wouldSkip ? `    would be skipped: ${r.wouldSkip}\n` : ''}`);
   }
-  process.stdout.write(`${rows.length} case(s)\n`);
+  process.stdout.write(`${rows.length} case(s)${skips.size ? `; a run with these options would skip ${skips.size}` : ''}\n`);
+  if (skips.size) {
+    const listed = cases.filter((c) => skips.has(c.id)).map((c) => ({ id: c.id, status: 'skipped' as const, message: skips.get(c.id)! }));
+    process.stdout.write(`Would be skipped, by reason${plan.embedded ? '' : ' (gates not given with --gates taken as the 1.37 defaults; a run reads each component\'s own)'}:\n${skipSummaryLines({ cases: listed }).join('\n')}\n`);
+  }
   return EXIT.ok;
 }
