@@ -28,7 +28,7 @@ export type Verdict = 'PASS' | 'FAIL' | 'INCOMPLETE';
  * otherwise INCOMPLETE when interrupted; otherwise PASS.
  */
 export function verdict(report: RunReport): Verdict {
-  if (report.cases.some(failsRun) || report.leaks.length > 0) return 'FAIL';
+  if (report.cases.some((c) => failsRun(c, report.strict)) || report.leaks.length > 0) return 'FAIL';
   if (report.interrupted) return 'INCOMPLETE';
   return 'PASS';
 }

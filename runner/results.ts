@@ -128,6 +128,14 @@ export interface RunReport {
   shard?: ShardSpec;
   /** A report made by `report merge`: the runs (shards) it was merged from. */
   merged?: ShardRecord[];
+  /**
+   * The run's arguments after the program name (`run --api ... --focus ...`), with secrets
+   * (`--token`) redacted: what `--id <id>` rerun commands and `run --rerun-failed` start from.
+   * Absent in reports written before it existed and in runs not started from the command line.
+   */
+  command?: string[];
+  /** `run --retries <n>`: how many times a failed or errored case was run again at most. */
+  retries?: number;
 }
 
 /** `--shard 2/4`: index 2 (1-based) of 4 slices. */
@@ -173,6 +181,10 @@ export interface RunSelection {
   totalCases: number;
   /** True when the selection leaves cases of the kit out: the verdict is about those cases only. */
   partial: boolean;
+  /** `--id`: the exact case ids selected (with `--rerun-failed`, the failed cases of its file). */
+  ids?: string[];
+  /** `--rerun-failed`: the results file whose failed cases this run selected. */
+  rerunFailed?: string;
 }
 
 /** Requirement counts; every catalogue requirement is in exactly one of the result buckets. */

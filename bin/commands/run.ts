@@ -5,6 +5,7 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { ALL_CASES } from '../../suites/index.js';
 import type { Case } from '../../suites/case.js';
 import { selectCases } from '../../runner/select.js';
+import { planRerun, redactArgs } from '../../runner/rerun.js';
 import { parseGates, statedGateNames } from '../../runner/gates.js';
 import { FACTS, parseFacts } from '../../runner/facts.js';
 import { loadExpectations } from '../../runner/expect.js';
@@ -18,22 +19,36 @@ import { DEFAULT_MAX_RESPONSE_BYTES, UsageError } from '../../runner/errors.js';
 import { createReporter } from '../../reporters/index.js';
 import { EXIT } from './exit-codes.js';
 
-function select(argv: { focus?: string; skip?: string; suite?: string[]; level?: 'MUST' | 'SHOULD' }): Case[] {
+function select(argv: { id?: string[]; focus?: string; skip?: string; suite?: string[]; level?: 'MUST' | 'SHOULD' }): Case[] {
   const suites = (argv.suite ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
-  return selectCases(ALL_CASES, { focus: argv.focus, skip: argv.skip, suites, level: argv.level });
+  const ids = argv.id?.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  return selectCases(ALL_CASES, { ids, focus: argv.focus, skip: argv.skip, suites, level: argv.level });
+}
+
+/**
+ * `--rerun-failed <file>`: the run's failed set becomes the `--id` selection, and its target
+ * options stand where the command line does not give them again (credentials always must be).
+ */
+function applyRerun(argv: any): any {
+  if (argv.rerunFailed === undefined) return argv;
+  if (argv.id !== undefined) throw new UsageError('--id and --rerun-failed: give one of them (--rerun-failed selects the failed cases of its run)');
+  const rerun = planRerun(String(argv.rerunFailed), argv, ALL_CASES);
+  return { ...argv, ...rerun.defaults, id: rerun.ids };
 }
 
 /**
  * Everything `run` would do, checked without touching the target or writing anything: `list`
  * answers a bad run command line with the same usage errors as `run` itself.
  */
-function planRun(argv: any) {
+function planRun(given: any) {
+  const argv = applyRerun(given);
   const gates = parseGates(argv.gates);
   const statedGates = statedGateNames(argv.gates);
   const cases = select(argv);
   const expectations = argv.expect ? loadExpectations(argv.expect, ALL_CASES) : undefined;
   if (!Number.isInteger(argv.parallel) || argv.parallel < 1) throw new UsageError('--parallel must be a whole number of at least 1');
   if (!(argv.timeout > 0)) throw new UsageError('--timeout must be a positive number of seconds');
+  if (argv.retries !== undefined && (!Number.isInteger(argv.retries) || argv.retries < 0)) throw new UsageError('--retries must be a whole number of at least 0');
   if (argv.runId !== undefined && !/^[a-z0-9]{1,16}$/.test(argv.runId)) throw new UsageError('--run-id must be 1 to 16 lowercase letters or digits (it becomes part of object names)');
   const reporterSpecs: string[] = argv.reporter?.length ? argv.reporter : ['console'];
   const reporters = reporterSpecs.map((r) => createReporter(r));
@@ -49,7 +64,7 @@ function planRun(argv: any) {
   if (embedded && factFlags.length) throw new UsageError(`${factFlags.join(', ')} ${factFlags.length > 1 ? 'describe' : 'describes'} a target given with --api: the embedded run configures its references so that every such fact holds`);
   if (embedded && argv.controllers !== undefined) throw new UsageError('--controllers describes a target given with --api: the embedded run starts every controller and the scheduler');
   const node = resolveNodeTargets(argv, conn);
-  return { gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node };
+  return { argv, gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node };
 }
 
 /** --agent/--node/--agent-ca, --cri-control and --agent-exec: the spec 001 targets of a run against --api. */
@@ -109,8 +124,9 @@ function resolveNodeTargets(argv: any, conn: TargetConnection | undefined): Node
 /** The exit code of a run stopped by a signal: 128 + its number, as shells report it. */
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: EXIT.interrupted, SIGTERM: EXIT.terminated };
 
-export async function cmdRun(argv: any, version: string): Promise<number> {
-  const { gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node } = planRun(argv);
+export async function cmdRun(given: any, version: string): Promise<number> {
+  // `argv` is the command line with what --rerun-failed takes from its results file.
+  const { argv, gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node } = planRun(given);
   // Before any case: a report that cannot be written is a usage error now, not after the run.
   checkReportPaths(reporterSpecs);
   const interrupt = new AbortController();
@@ -127,7 +143,8 @@ export async function cmdRun(argv: any, version: string): Promise<number> {
     const common = {
       expectations, reporters, interrupt: interrupt.signal, version,
       runId: argv.runId ?? newRunId(), parallel: argv.parallel, timeoutMs: argv.timeout * 1000, strict: !!argv.strict,
-      selection: buildRunSelection({ ...argv, gates: argv.gates ? gates : undefined, facts: embedded ? undefined : facts, expectFile: argv.expect, expectations, selected: cases, all: ALL_CASES }),
+      retries: argv.retries ?? 0, command: redactArgs(process.argv.slice(2)),
+      selection: buildRunSelection({ ...argv, ids: argv.id, rerunFailed: argv.rerunFailed, gates: argv.gates ? gates : undefined, facts: embedded ? undefined : facts, expectFile: argv.expect, expectations, selected: cases, all: ALL_CASES }),
     };
     let report;
     if (conn === undefined) {
