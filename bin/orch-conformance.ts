@@ -30,7 +30,7 @@ const selectionOptions = <T>(y: Argv<T>) => y
   .option('gates', { type: 'string', describe: 'Feature gates the target has: Name=true,Other=false. Gates not given are read from each component\'s orch_feature_enabled where it reports them, else taken as the 1.37 defaults' });
 
 const TOKEN_NOTE = 'A token given with --token is visible to every user of this machine (ps, /proc); prefer --token-file or --kubeconfig.';
-const EXIT_CODES = 'Exit codes: 0 every selected case passed; 1 a case failed or errored, or objects were left behind; 2 bad usage or configuration (including credentials the target rejects); 3 target unreachable; 130 interrupted (SIGINT); 143 terminated (SIGTERM).';
+const EXIT_CODES = 'Exit codes: 0 every selected case passed; 1 a case failed or errored, or objects were left behind; 2 bad usage or configuration (including credentials the target rejects and a certificate not trusted without --ca); 3 target unreachable; 130 interrupted (SIGINT); 143 terminated (SIGTERM).';
 
 /** The options of `run`; `list` takes them all too, so a run's command line can be copied to it. */
 const runOptions = <T>(y: Argv<T>) => selectionOptions(y)

@@ -3,6 +3,7 @@ import type { CaseResult, RunReport } from '../runner/results.js';
 import { type Outcome, countsText, exchangeSummary, findingLines, formatDuration, outcome, targetLabel, verdict, verdictText, writeOutput } from './format.js';
 import type { Reporter, RunPlan } from './types.js';
 import { coverageOf } from './coverage.js';
+import { rerunCommand } from '../runner/rerun.js';
 
 export interface ConsoleStyle {
   /** ANSI colours. */
@@ -98,7 +99,8 @@ export function renderConsoleSummary(report: RunReport, style: ConsoleStyle = PL
   const failures = cases.filter((c) => outcome(c) === 'failed' || outcome(c) === 'errored');
   if (failures.length) {
     out.push(p.bold('Failures:'));
-    for (const c of failures) out.push(...failureBlock(c, style), '');
+    // Each failure ends with the command that runs it alone again.
+    for (const c of failures) out.push(...failureBlock(c, style), `      ${p.dim('rerun:')} ${rerunCommand(report, c.id)}`, '');
   }
   const warnings = cases.filter((c) => outcome(c) === 'warned');
   if (warnings.length) {

@@ -7,6 +7,7 @@ import type { CaseResult, RunReport } from './results.js';
 import { UsageError } from './errors.js';
 import { TOOL } from './run.js';
 import { checkCaseIds } from './select.js';
+import { shellQuote } from './agent-exec.js';
 
 /** Flags whose value is a secret: a report keeps that they were given, never the value. */
 const SECRET_FLAGS = new Set(['--token']);
@@ -47,11 +48,6 @@ function dropSelection(args: readonly string[]): string[] {
     else while (i + 1 < args.length && !args[i + 1]!.startsWith('-')) i++;
   }
   return out;
-}
-
-/** POSIX shell quoting: bare when safe, else single quotes. */
-export function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_@%+=:,./<>-]+$/.test(s) && !/^[<>]|[<>]$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

@@ -6,6 +6,7 @@ import { ALL_CASES } from '../../suites/index.js';
 import type { Case } from '../../suites/case.js';
 import { selectCases } from '../../runner/select.js';
 import { planRerun, redactArgs } from '../../runner/rerun.js';
+import { agentCommandProblem } from '../../runner/agent-exec.js';
 import { parseGates, statedGateNames } from '../../runner/gates.js';
 import { FACTS, parseFacts } from '../../runner/facts.js';
 import { loadExpectations } from '../../runner/expect.js';
@@ -101,6 +102,8 @@ function resolveNodeTargets(argv: any, conn: TargetConnection | undefined): Node
   }
   if (argv.agentExec !== undefined) {
     if (String(argv.agentExec).trim() === '') throw new UsageError('--agent-exec needs a command');
+    const problem = agentCommandProblem(String(argv.agentExec));
+    if (problem) throw new UsageError(`--agent-exec ${argv.agentExec}: cannot start agents: ${problem}`);
     node.agentExec = String(argv.agentExec);
   }
   if (argv.agentPodSocket !== undefined) {
