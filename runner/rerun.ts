@@ -57,11 +57,14 @@ function dropSelection(args: readonly string[]): string[] {
 export function targetArgs(report: RunReport): string[] {
   const out: string[] = [];
   const t = report.target;
-  if (!t.embedded && t.api) out.push('--api', t.api);
-  for (const [name, url] of Object.entries(t.metrics ?? {})) out.push('--metrics', `${name}=${url}`);
-  if (t.agent) out.push('--agent', t.agent.url, '--node', t.agent.node);
-  if (t.criControl) out.push('--cri-control', t.criControl);
-  if (t.agentExec) out.push('--agent-exec', t.agentExec);
+  // The embedded run records the agent, runtime and command it started itself: not options of a run.
+  if (!t.embedded) {
+    if (t.api) out.push('--api', t.api);
+    for (const [name, url] of Object.entries(t.metrics ?? {})) out.push('--metrics', `${name}=${url}`);
+    if (t.agent) out.push('--agent', t.agent.url, '--node', t.agent.node);
+    if (t.criControl) out.push('--cri-control', t.criControl);
+    if (t.agentExec) out.push('--agent-exec', t.agentExec);
+  }
   const gates = Object.entries(report.selection?.gates ?? {});
   if (gates.length) out.push('--gates', gates.map(([k, v]) => `${k}=${v}`).join(','));
   // The authentication fact is the token: a credential, given again by the operator.
@@ -101,8 +104,8 @@ export interface RerunPlan {
   ids: string[];
   /** yargs-style argv entries (camelCase and kebab-case) for the target options taken from the file. */
   defaults: Record<string, unknown>;
-  /** The flags taken from the file, for messages and the report. */
-  taken: string[];
+  /** The options taken from the file as command-line arguments, for the report's command. */
+  args: string[];
 }
 
 /**
@@ -112,21 +115,25 @@ export interface RerunPlan {
 export function planRerun(file: string, argv: Record<string, any>, all: readonly Case[]): RerunPlan {
   const report = readResults(file);
   const defaults: Record<string, unknown> = {};
-  const taken: string[] = [];
+  const args: string[] = [];
   const given = (key: string) => argv[key] !== undefined;
-  const take = (flag: string, value: unknown) => {
+  const take = (flag: string, value: string | string[] | true) => {
     const kebab = flag.slice(2);
     const camel = kebab.replace(/-([a-z])/g, (_, ch: string) => ch.toUpperCase());
     if (given(camel)) return;
     defaults[kebab] = defaults[camel] = value;
-    taken.push(flag);
+    if (value === true) args.push(flag);
+    else for (const v of [value].flat()) args.push(flag, v);
   };
   const t = report.target;
-  if (!t.embedded && t.api && !given('kubeconfig') && !given('context')) take('--api', t.api);
-  if (t.metrics && Object.keys(t.metrics).length) take('--metrics', Object.entries(t.metrics).map(([n, u]) => `${n}=${u}`));
-  if (t.agent) { take('--agent', t.agent.url); take('--node', t.agent.node); }
-  if (t.criControl) take('--cri-control', t.criControl);
-  if (t.agentExec) take('--agent-exec', t.agentExec);
+  // The embedded run records the agent, runtime and command it started itself: not options to take.
+  if (!t.embedded) {
+    if (t.api && !given('kubeconfig') && !given('context')) take('--api', t.api);
+    if (t.metrics && Object.keys(t.metrics).length) take('--metrics', Object.entries(t.metrics).map(([n, u]) => `${n}=${u}`));
+    if (t.agent) { take('--agent', t.agent.url); take('--node', t.agent.node); }
+    if (t.criControl) take('--cri-control', t.criControl);
+    if (t.agentExec) take('--agent-exec', t.agentExec);
+  }
   const gates = Object.entries(report.selection?.gates ?? {});
   if (gates.length) take('--gates', gates.map(([k, v]) => `${k}=${v}`).join(','));
   const corrupt = (report.selection?.facts ?? []).filter((f) => f.fact === 'corruptObject' && f.value).map((f) => f.value!);
@@ -140,5 +147,5 @@ export function planRerun(file: string, argv: Record<string, any>, all: readonly
   }
   // A results file of another kit version may name cases this one no longer has.
   checkCaseIds(`--rerun-failed ${file}`, ids, all);
-  return { ids, defaults, taken };
+  return { ids, defaults, args };
 }

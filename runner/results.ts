@@ -130,7 +130,8 @@ export interface RunReport {
   merged?: ShardRecord[];
   /**
    * The run's arguments after the program name (`run --api ... --focus ...`), with secrets
-   * (`--token`) redacted: what `--id <id>` rerun commands and `run --rerun-failed` start from.
+   * (`--token`) redacted and, with `--rerun-failed`, the target options it took from its file
+   * appended: what a failure's `--id <id>` rerun command starts from.
    * Absent in reports written before it existed and in runs not started from the command line.
    */
   command?: string[];

@@ -30,11 +30,11 @@ function select(argv: { id?: string[]; focus?: string; skip?: string; suite?: st
  * `--rerun-failed <file>`: the run's failed set becomes the `--id` selection, and its target
  * options stand where the command line does not give them again (credentials always must be).
  */
-function applyRerun(argv: any): any {
-  if (argv.rerunFailed === undefined) return argv;
+function applyRerun(argv: any): { argv: any; rerunArgs: string[] } {
+  if (argv.rerunFailed === undefined) return { argv, rerunArgs: [] };
   if (argv.id !== undefined) throw new UsageError('--id and --rerun-failed: give one of them (--rerun-failed selects the failed cases of its run)');
   const rerun = planRerun(String(argv.rerunFailed), argv, ALL_CASES);
-  return { ...argv, ...rerun.defaults, id: rerun.ids };
+  return { argv: { ...argv, ...rerun.defaults, id: rerun.ids }, rerunArgs: rerun.args };
 }
 
 /**
@@ -42,7 +42,7 @@ function applyRerun(argv: any): any {
  * answers a bad run command line with the same usage errors as `run` itself.
  */
 function planRun(given: any) {
-  const argv = applyRerun(given);
+  const { argv, rerunArgs } = applyRerun(given);
   const gates = parseGates(argv.gates);
   const statedGates = statedGateNames(argv.gates);
   const cases = select(argv);
@@ -65,7 +65,7 @@ function planRun(given: any) {
   if (embedded && factFlags.length) throw new UsageError(`${factFlags.join(', ')} ${factFlags.length > 1 ? 'describe' : 'describes'} a target given with --api: the embedded run configures its references so that every such fact holds`);
   if (embedded && argv.controllers !== undefined) throw new UsageError('--controllers describes a target given with --api: the embedded run starts every controller and the scheduler');
   const node = resolveNodeTargets(argv, conn);
-  return { argv, gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node };
+  return { argv, rerunArgs, gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node };
 }
 
 /** --agent/--node/--agent-ca, --cri-control and --agent-exec: the spec 001 targets of a run against --api. */
@@ -129,7 +129,7 @@ const SIGNAL_EXIT: Record<string, number> = { SIGINT: EXIT.interrupted, SIGTERM:
 
 export async function cmdRun(given: any, version: string): Promise<number> {
   // `argv` is the command line with what --rerun-failed takes from its results file.
-  const { argv, gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node } = planRun(given);
+  const { argv, rerunArgs, gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node } = planRun(given);
   // Before any case: a report that cannot be written is a usage error now, not after the run.
   checkReportPaths(reporterSpecs);
   const interrupt = new AbortController();
@@ -146,7 +146,9 @@ export async function cmdRun(given: any, version: string): Promise<number> {
     const common = {
       expectations, reporters, interrupt: interrupt.signal, version,
       runId: argv.runId ?? newRunId(), parallel: argv.parallel, timeoutMs: argv.timeout * 1000, strict: !!argv.strict,
-      retries: argv.retries ?? 0, command: redactArgs(process.argv.slice(2)),
+      // With --rerun-failed, the target options it took from its file are appended: a failure's
+      // rerun command (--id in place of --rerun-failed) must reach the same target.
+      retries: argv.retries ?? 0, command: [...redactArgs(process.argv.slice(2)), ...rerunArgs],
       selection: buildRunSelection({ ...argv, ids: argv.id, rerunFailed: argv.rerunFailed, gates: argv.gates ? gates : undefined, facts: embedded ? undefined : facts, expectFile: argv.expect, expectations, selected: cases, all: ALL_CASES }),
     };
     let report;

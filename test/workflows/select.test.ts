@@ -3,7 +3,7 @@
 import t, { type Test } from 'tap';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execaNode } from 'execa';
@@ -138,11 +138,16 @@ t.test('--rerun-failed: the failed set of a results file, with its target unless
   t.equal(plan.defaults.gates, 'ShardedListAndWatch=true');
   t.equal(plan.defaults.continueTtl, '300s');
   t.equal(plan.defaults.token, undefined, 'never a credential');
+  t.same(plan.args, ['--api', 'https://10.0.0.1:6443', '--metrics', 'scheduler=https://10.0.0.1:10259', '--agent', 'https://10.0.0.2:10250', '--node', 'n1', '--gates', 'ShardedListAndWatch=true', '--continue-ttl', '300s'], 'as flags, for the report\'s command');
   t.same(planRerun(file, { strict: true }, ALL_CASES).ids.sort(), ['api.shape.event', 'api.shape.podgroup', 'api.shape.rolebinding'], 'with --strict its warnings too');
   const over = planRerun(file, { api: 'https://other:6443', continueTtl: '1m' }, ALL_CASES);
   t.equal(over.defaults.api, undefined, 'an option given again wins');
   t.equal(over.defaults.continueTtl, undefined);
   t.equal(planRerun(file, { kubeconfig: 'kc' }, ALL_CASES).defaults.api, undefined, '--kubeconfig gives the server');
+
+  // The embedded run records the agent, runtime and command it started for itself: not to be taken.
+  writeFileSync(file, JSON.stringify(results({ target: { embedded: true, agent: { url: 'https://127.0.0.1:1', node: 'n' }, criControl: '/tmp/c.sock', agentExec: 'node agent' } })));
+  t.same(planRerun(file, {}, ALL_CASES).args, ['--gates', 'ShardedListAndWatch=true', '--continue-ttl', '300s']);
 
   writeFileSync(file, JSON.stringify(results({ cases: [kase({ id: 'api.shape.role', status: 'passed' })] })));
   t.throws(() => planRerun(file, {}, ALL_CASES), { name: 'UsageError', message: /nothing to rerun/ });
@@ -174,17 +179,25 @@ t.test('--agent-exec: a command that cannot start is found before any case', asy
   t.equal(agentCommandProblem('"$AGENT" --x'), undefined, 'what the shell would expand is left to the run');
 });
 
-t.test('CLI: list --rerun-failed, --level in any case, did you mean', async (t) => {
+t.test('CLI: run --rerun-failed reruns exactly the failed set; --level in any case; did you mean', async (t) => {
   const dir = tempDir(t);
   const file = join(dir, 'results.json');
+  const out = join(dir, 'rerun.json');
   writeFileSync(file, JSON.stringify(results({ target: { embedded: true }, selection: undefined })));
-  const list = await execaNode(BIN, ['list', '--rerun-failed', file, '--level', 'must', '--json'], { reject: false });
-  t.equal(list.exitCode, 0, list.stderr);
+  const run = await execaNode(BIN, ['run', '--rerun-failed', file, '--level', 'must', '--reporter', `json=${out}`], { reject: false, timeout: 60_000 });
+  t.equal(run.exitCode, 0, run.stderr);
+  const report = JSON.parse(readFileSync(out, 'utf8')) as RunReport;
   const want = ALL_CASES.filter((c) => ['api.shape.event', 'api.shape.rolebinding'].includes(c.id) && c.level === 'MUST').map((c) => c.id).sort();
-  t.same(JSON.parse(list.stdout).map((c: { id: string }) => c.id).sort(), want);
+  t.ok(want.length > 0);
+  t.same(report.cases.map((c) => c.id).sort(), want, 'the failed and errored cases, at the level asked');
+  t.equal(report.selection?.rerunFailed, file);
+  t.same(report.command, ['run', '--rerun-failed', file, '--level', 'must', '--reporter', `json=${out}`]);
   const typo = await execaNode(BIN, ['run', '--fous', 'x', '--id', 'api.shape.role'], { reject: false });
   t.equal(typo.exitCode, 2);
   t.match(typo.stderr, /Unknown argument: fous\n\s+fous: did you mean --focus\?/);
+  const command = await execaNode(BIN, ['lst'], { reject: false });
+  t.equal(command.exitCode, 2);
+  t.match(command.stderr, /Did you mean list\?/);
   const both = await execaNode(BIN, ['list', '--rerun-failed', file, '--id', 'api.shape.role'], { reject: false });
   t.equal(both.exitCode, 2);
   t.match(both.stderr, /give one of them/);
