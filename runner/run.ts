@@ -437,8 +437,9 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
   r.expected = expected;
   r.actual = actual;
   if (findings.length) r.findings = findings;
-  // Exchanges are what an auditor needs to see a failure; passes keep reports small.
-  if (status === 'failed' || status === 'warned' || status === 'errored') r.exchanges = api.exchanges;
+  // Exchanges are what an auditor needs to see a failure; passes keep reports small. A retry keeps
+  // them whatever it ended with: set beside the failed attempt's, they show what changed.
+  if (status === 'failed' || status === 'warned' || status === 'errored' || env.attempt) r.exchanges = api.exchanges;
   return r;
 }
 

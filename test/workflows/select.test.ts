@@ -87,6 +87,7 @@ t.test('--retries: a case that fails once and then passes is flaky, with both at
   t.equal(r.attempts?.length, 2, 'it stops at the first pass');
   t.same(r.attempts!.map((a) => a.status), ['failed', 'passed']);
   t.ok(r.attempts![0]!.exchanges.some((x) => x.status === 500), 'the failed attempt keeps its evidence');
+  t.ok(r.attempts![1]!.exchanges.some((x) => x.status === 200), 'and so does the passing retry');
   t.match(r.message, /passed on attempt 2 of 3; attempt 1 failed: GET \/flaky does not answer 200/);
   t.equal(new Set(names).size, 2, `each attempt names its objects apart (${names.join(', ')})`);
   t.equal(flaky.summary.flaky, 1);
@@ -177,6 +178,11 @@ t.test('--agent-exec: a command that cannot start is found before any case', asy
   t.equal(agentCommandProblem(`FOO=1 ${process.execPath} agent.js`), undefined, 'assignments first, then an executable');
   t.equal(agentCommandProblem('exec node x'), undefined, 'a builtin');
   t.equal(agentCommandProblem('"$AGENT" --x'), undefined, 'what the shell would expand is left to the run');
+  // Checked in the plan of the run, before the target is even probed (port 1: nothing listens).
+  const run = await execaNode(BIN, ['run', '--api', 'http://127.0.0.1:1', '--agent-exec', 'no-such-agent-binary', '--suite', 'node-agent'], { reject: false });
+  t.equal(run.exitCode, 2, 'a usage error, not 3 (unreachable) nor an error per case');
+  t.match(run.stderr, /^orch-conformance: --agent-exec no-such-agent-binary: cannot start agents: "no-such-agent-binary" is not a command/);
+  t.equal(run.stderr.trim().split('\n').length, 1, 'one message');
 });
 
 t.test('CLI: run --rerun-failed reruns exactly the failed set; --level in any case; did you mean', async (t) => {
