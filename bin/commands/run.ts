@@ -172,7 +172,8 @@ export async function cmdRun(given: any, version: string): Promise<number> {
     if (code !== 0) {
       const bad = report.cases.filter((c) => (c.status === 'failed' || c.status === 'errored') && !c.knownFailure).length;
       const surprises = report.cases.filter((c) => c.unexpectedPass).length;
-      const parts = [bad && `${bad} case(s) failed or errored`, surprises && `${surprises} known failure(s) passed (update the --expect file)`, report.leaks.length && `${report.leaks.length} object(s) left behind after cleanup`].filter(Boolean);
+      const flaky = report.strict ? report.cases.filter((c) => c.status === 'flaky').length : 0;
+      const parts = [bad && `${bad} case(s) failed or errored`, flaky && `${flaky} case(s) passed only on a retry (flaky; --strict)`, surprises && `${surprises} known failure(s) passed (update the --expect file)`, report.leaks.length && `${report.leaks.length} object(s) left behind after cleanup`].filter(Boolean);
       process.stderr.write(`orch-conformance: ${parts.join('; ')}. See the report for expected vs actual and the recorded exchanges.\n`);
     }
     if (unverified) process.stderr.write(`orch-conformance: cleanup could not be verified for ${unverified} collection(s) (not counted as left behind; check them by hand): ${report.cleanupUnverified.join('; ')}\n`);
