@@ -10,6 +10,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES, TargetAccessError, TargetUnreachableError, 
 import { PACKAGE_VERSION } from '../reference/package-version.js';
 import { EXIT } from './commands/exit-codes.js';
 import { CONTROL_PLANE_PARTS } from '../runner/controllers.js';
+import { didYouMean } from '../runner/suggest.js';
 
 // `orch-conformance list | head`: the reader went away; stop quietly, as Unix tools do.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -24,14 +25,17 @@ const VERSION = PACKAGE_VERSION;
 const yargs = createRequire(import.meta.url)('yargs') as typeof import('yargs').default;
 
 const selectionOptions = <T>(y: Argv<T>) => y
+  .option('id', { type: 'string', array: true, describe: 'Run exactly this case (repeatable; the case id as `list` shows it, not a pattern)' })
+  .option('rerun-failed', { type: 'string', describe: 'Run again the failed and errored cases (and, with --strict, the warned ones) of this results file (run --reporter json=FILE), against its target (--api, --metrics, --agent, --node, --cri-control, --agent-exec, --gates, facts, --strict) unless given again; credentials are never in results: give them' })
   .option('focus', { type: 'string', describe: 'Run only cases whose id, title or requirement id matches this regex' })
   .option('skip', { type: 'string', describe: 'Leave out cases whose id, title or requirement id matches this regex' })
   .option('suite', { type: 'string', array: true, describe: 'Run only these suites (repeatable)' })
-  .option('level', { choices: ['MUST', 'SHOULD'] as const, describe: 'Run only cases of this level' })
+  // `--level must` as well as MUST: the case of a word is no reason to refuse a run.
+  .option('level', { choices: ['MUST', 'SHOULD'] as const, coerce: (v: unknown) => (typeof v === 'string' ? v.toUpperCase() : v) as 'MUST' | 'SHOULD', describe: 'Run only cases of this level (any case)' })
   .option('gates', { type: 'string', describe: 'Feature gates the target has: Name=true,Other=false. Gates not given are read from each component\'s orch_feature_enabled where it reports them, else taken as the 1.37 defaults' });
 
 const TOKEN_NOTE = 'A token given with --token is visible to every user of this machine (ps, /proc); prefer --token-file or --kubeconfig.';
-const EXIT_CODES = 'Exit codes: 0 every selected case passed; 1 a case failed or errored, objects were left behind, or --fail-on-skip or --min-coverage was not met; 2 bad usage or configuration (including credentials the target rejects, and a run in which every selected case was skipped); 3 target unreachable; 130 interrupted (SIGINT); 143 terminated (SIGTERM).';
+const EXIT_CODES = 'Exit codes: 0 every selected case passed; 1 a case failed or errored, objects were left behind, or --fail-on-skip or --min-coverage was not met; 2 bad usage or configuration (including credentials the target rejects, a certificate not trusted without --ca, and a run in which every selected case was skipped); 3 target unreachable; 130 interrupted (SIGINT); 143 terminated (SIGTERM).';
 
 /** The options of `run`; `list` takes them all too, so a run's command line can be copied to it. */
 const runOptions = <T>(y: Argv<T>) => selectionOptions(y)
@@ -53,7 +57,9 @@ const runOptions = <T>(y: Argv<T>) => selectionOptions(y)
   .option('expect', { type: 'string', describe: 'YAML or JSON file of known failures: case id to reason' })
   .option('parallel', { type: 'number', default: availableParallelism(), describe: 'Cases run at once against a target (the embedded run may start several targets)' })
   .option('timeout', { type: 'number', default: 30, describe: 'Seconds a case may take' })
-  .option('strict', { type: 'boolean', default: false, describe: 'A failed SHOULD case (upstream behaviour, a recommendation) fails the run; without it, it is a warning' })
+  // No default: --rerun-failed takes its file's --strict unless the flag is given (false or true).
+  .option('strict', { type: 'boolean', describe: 'A failed SHOULD case (upstream behaviour, a recommendation) fails the run, without it a warning; so does a case that passed only on a retry (default false)' })
+  .option('retries', { type: 'number', describe: 'Run a failed or errored case again up to this many times; one that then passes is reported flaky (it passes the run unless --strict), with every attempt\'s evidence (default 0)' })
   .option('fail-on-skip', { type: 'boolean', default: false, describe: 'Any skipped selected case fails the run (exit 1), listed by reason' })
   .option('min-coverage', { type: 'number', describe: 'Least share (percent, 0-100) of the selected requirements the run must check; below it the run fails (exit 1)' })
   .option('progress-interval', { type: 'number', default: 30, describe: 'Off a terminal (CI logs), print a progress line every this many seconds: counts and the slowest running cases; 0: none' })
@@ -74,7 +80,7 @@ function recordServeFlags<T>(y: Argv<T>): Argv<T> {
   // yargs 17 has getOptions() at run time; its type declarations leave it out.
   const defined = (y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
   serveFlagNames = Object.keys(defined).filter((k) => k !== 'help' && k !== 'version');
-  return y;
+  return recordBuilt(y);
 }
 
 /** The serve flags and their values, defaults included (unset ones empty), as /flagz shows them. */
@@ -93,7 +99,7 @@ function recordFlags<T>(command: string, y: Argv<T>): Argv<T> {
   const defined = (y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
   // The token is a secret: /flagz shows that it was given, never its value (flagz redacts by name too).
   componentFlagNames.set(command, Object.keys(defined).filter((k) => k !== 'help' && k !== 'version' && /^[a-z]/.test(k) && !k.includes('_') && !/[A-Z]/.test(k)));
-  return y;
+  return recordBuilt(y);
 }
 
 /** Options shared by the components that are clients of an API server. */
@@ -108,6 +114,24 @@ function apiClientOptions<T>(y: Argv<T>) {
     .option('feature-gates', { type: 'string', describe: 'Gates set against their 1.37 defaults: Name=true,Other=false' });
 }
 
+
+/** The flags of the command being parsed: yargs runs only that command's builder, which records them. */
+let builtFlags: string[] = [];
+function recordBuilt<T>(y: Argv<T>): Argv<T> {
+  const defined = (y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
+  builtFlags = Object.keys(defined).filter((k) => /^[a-z][a-z0-9-]*$/.test(k));
+  return y;
+}
+
+/** "Did you mean" for yargs' "Unknown argument(s): a, b": the nearest flags of the command given. */
+function unknownFlagHints(msg: string): string {
+  const m = /^Unknown arguments?: (.+)$/.exec(msg);
+  if (!m) return '';
+  return m[1]!.split(', ').map((arg) => {
+    const hint = didYouMean(arg.replace(/^-+/, '').replace(/=.*$/, ''), builtFlags, (k) => `--${k}`);
+    return hint ? `\n  ${arg}:${hint.replace(/^ \((.*)\)$/, ' $1')}` : '';
+  }).join('');
+}
 
 function exitWith(p: Promise<number> | number): Promise<void> {
   return Promise.resolve(p).then(
@@ -135,11 +159,11 @@ await yargs(hideBin(process.argv))
   .wrap(process.stdout.isTTY ? process.stdout.columns || 80 : null)
   .strict()
   .demandCommand(1, 'name a command: run, list, serve, report, controller-manager, scheduler, mock-cri or agent')
-  .command('run', 'Run conformance cases against a target (the embedded reference without --api or --kubeconfig)', (y) => runOptions(y)
+  .command('run', 'Run conformance cases against a target (the embedded reference without --api or --kubeconfig)', (y) => recordBuilt(runOptions(y))
     .epilog(`${TOKEN_NOTE}\n\n${EXIT_CODES}`),
   (argv) => exitWith(import('./commands/run.js').then((m) => m.cmdRun(argv, VERSION))))
-  .command('list', 'Show the cases a run would include (dry run); takes every option of run', (y) => runOptions(y)
-    .option('json', { type: 'boolean', default: false, describe: 'Print JSON' }),
+  .command('list', 'Show the cases a run would include (dry run); takes every option of run', (y) => recordBuilt(runOptions(y)
+    .option('json', { type: 'boolean', default: false, describe: 'Print JSON' })),
   (argv) => exitWith(import('./commands/run.js').then((m) => m.cmdList(argv))))
   .command('serve', 'Start the reference implementation and print its endpoints', (y) => recordServeFlags(y
     .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
@@ -230,9 +254,10 @@ await yargs(hideBin(process.argv))
     .positional('results', { type: 'string', demandOption: true, describe: 'File written by run --reporter json=FILE' })
     .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable' }),
   (argv) => exitWith(import('./commands/report.js').then((m) => m.cmdReport(argv))))
+  .recommendCommands()
   .fail((msg, err) => {
     if (err) throw err;
-    process.stderr.write(`orch-conformance: ${msg}\nRun 'orch-conformance --help' for usage.\n`);
+    process.stderr.write(`orch-conformance: ${msg}${unknownFlagHints(msg)}\nRun 'orch-conformance --help' for usage.\n`);
     process.exit(EXIT.usage);
   })
   .parseAsync();

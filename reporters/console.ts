@@ -4,6 +4,7 @@ import { type Outcome, countsText, exchangeSummary, findingLines, formatDuration
 import type { CaseStarted, Reporter, RunPlan } from './types.js';
 import { coverageOf } from './coverage.js';
 import { skipSummaryLines } from './skips.js';
+import { rerunCommand } from '../runner/rerun.js';
 
 export interface ConsoleStyle {
   /** ANSI colours. */
@@ -111,7 +112,8 @@ export function renderConsoleSummary(report: RunReport, style: ConsoleStyle = PL
   const failures = cases.filter((c) => outcome(c) === 'failed' || outcome(c) === 'errored');
   if (failures.length) {
     out.push(p.bold('Failures:'));
-    for (const c of failures) out.push(...failureBlock(c, style), '');
+    // Each failure ends with the command that runs it alone again.
+    for (const c of failures) out.push(...failureBlock(c, style), `      ${p.dim('rerun:')} ${rerunCommand(report, c.id)}`, '');
   }
   const warnings = cases.filter((c) => outcome(c) === 'warned');
   if (warnings.length) {

@@ -31,7 +31,7 @@ export type Verdict = 'PASS' | 'FAIL' | 'INCOMPLETE' | 'UNCHECKED';
  * (`--fail-on-skip`, `--min-coverage`); otherwise PASS. runner/run.ts exitCodeFor agrees.
  */
 export function verdict(report: RunReport): Verdict {
-  if (report.cases.some(failsRun) || report.leaks.length > 0) return 'FAIL';
+  if (report.cases.some((c) => failsRun(c, report.strict)) || report.leaks.length > 0) return 'FAIL';
   if (report.interrupted) return 'INCOMPLETE';
   if (nothingRan(report)) return 'UNCHECKED';
   if (policyFailures(report).length) return 'FAIL';

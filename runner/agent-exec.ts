@@ -12,10 +12,11 @@
 // and, as cases need them: --config <file>, --config-dir <dir>, --lock-file <file>, --feature-gates,
 // and the environment NOTIFY_SOCKET / WATCHDOG_USEC (§5.2). The agent is ready once GET /healthz on
 // its port answers 200. It must stop on SIGTERM.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile, chmod } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiClient, createDispatcher, type TargetConnection } from './client.js';
 import type { Exchange } from './results.js';
@@ -83,6 +84,38 @@ function inheritedEnv(): NodeJS.ProcessEnv {
 /** Shell quoting for one word. */
 export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Why `--agent-exec`'s command cannot start anything, or undefined when it can or cannot be told
+ * without running it. Checked once before any case: a missing program would otherwise be one error
+ * per agent case (and an assertion failure in a case that expects the agent to exit). Its first word,
+ * after any VAR=value assignments, must be a command the shell finds (a builtin, a function of the
+ * environment, or a program on PATH) or an executable file; a word the shell would expand ($, `, ~
+ * other than ~/, globs) is left to the run.
+ */
+export function agentCommandProblem(command: string): string | undefined {
+  const words = command.trim().split(/\s+/);
+  let i = 0;
+  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=[^'"`$]*$/.test(words[i]!)) i++;
+  let word = words[i];
+  if (!word) return undefined;
+  const quoted = /^'([^']*)'$/.exec(word) ?? /^"([^"$`\\]*)"$/.exec(word);
+  if (quoted) word = quoted[1]!;
+  else if (/[$`"'\\*?[{(;|&<>]/.test(word) || (word.startsWith('~') && !word.startsWith('~/'))) return undefined;
+  if (word.startsWith('~/')) word = join(homedir(), word.slice(2));
+  if (word.includes('/')) {
+    try {
+      if (!statSync(word).isFile()) return `${word} is not a file`;
+      accessSync(word, fsConstants.X_OK);
+      return undefined;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return code === 'EACCES' ? `${word} is not executable` : `${word}: no such file`;
+    }
+  }
+  const found = spawnSync('/bin/sh', ['-c', 'command -v -- "$1" >/dev/null 2>&1', 'agent-exec', word], { stdio: 'ignore', timeout: 10_000 });
+  return found.status === 0 ? undefined : `"${word}" is not a command this machine's shell finds (no builtin, and not on PATH)`;
 }
 
 /** A free TCP port on the loopback (taken again by whoever binds it next). */

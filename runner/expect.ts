@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { Case } from '../suites/case.js';
 import { UsageError } from './errors.js';
+import { didYouMean } from './suggest.js';
 
 export function loadExpectations(file: string, all: readonly Case[]): Map<string, string> {
   let doc: unknown;
@@ -25,7 +26,7 @@ export function loadExpectations(file: string, all: readonly Case[]): Map<string
       throw new UsageError(`--expect ${file}: every entry needs a case id and a non-empty reason (got ${JSON.stringify([id, reason])})`);
     }
     // A typo would silently hide nothing and flag nothing: refuse it.
-    if (!ids.has(id)) throw new UsageError(`--expect ${file}: no case has the id "${id}" (see 'orch-conformance list')`);
+    if (!ids.has(id)) throw new UsageError(`--expect ${file}: no case has the id "${id}"${didYouMean(id, ids)} (see 'orch-conformance list')`);
     out.set(id, reason.trim());
   }
   return out;

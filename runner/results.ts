@@ -139,6 +139,15 @@ export interface RunReport {
    * exit code apply it. Absent when neither was given, and in older reports.
    */
   policy?: VerdictPolicy;
+  /**
+   * The run's arguments after the program name (`run --api ... --focus ...`), with secrets
+   * (`--token`) redacted and, with `--rerun-failed`, the target options it took from its file
+   * appended: what a failure's `--id <id>` rerun command starts from.
+   * Absent in reports written before it existed and in runs not started from the command line.
+   */
+  command?: string[];
+  /** `run --retries <n>`: how many times a failed or errored case was run again at most. */
+  retries?: number;
 }
 
 /** Conditions beyond the cases' verdicts that a run must meet to pass. */
@@ -192,6 +201,10 @@ export interface RunSelection {
   totalCases: number;
   /** True when the selection leaves cases of the kit out: the verdict is about those cases only. */
   partial: boolean;
+  /** `--id`: the exact case ids selected (with `--rerun-failed`, the failed cases of its file). */
+  ids?: string[];
+  /** `--rerun-failed`: the results file whose failed cases this run selected. */
+  rerunFailed?: string;
 }
 
 /** Requirement counts; every catalogue requirement is in exactly one of the result buckets. */

@@ -12,7 +12,7 @@ import { collectFindings, findingLabel, type Finding } from '../suites/findings.
 import type { Reporter } from '../reporters/types.js';
 import { ApiClient, createDispatcher, describeError, type TargetConnection } from './client.js';
 import { permissionDenied, rejectedCredentials, TargetAccessError } from './target.js';
-import type { CaseResult, CaseStatus, RunReport, RunSelection, RunSummary, VerdictPolicy } from './results.js';
+import type { CaseAttempt, CaseResult, CaseStatus, RunReport, RunSelection, RunSummary, VerdictPolicy } from './results.js';
 import { computeCoverage, observesAgent } from '../reporters/coverage.js';
 import { policyFailures, nothingRan } from '../reporters/skips.js';
 import { AGENT_COMPONENT, gateComponents, gateMismatch, PER_COMPONENT_GATES, readReportedGates, resolveGates, type ComponentGates } from './gates.js';
@@ -63,6 +63,14 @@ export interface RunOptions {
   selection?: RunSelection;
   /** `--fail-on-skip`, `--min-coverage`: recorded in the report, where the verdict applies them. */
   policy?: VerdictPolicy;
+  /**
+   * `--retries`: a failed or errored case runs again up to this many times (default 0); one that
+   * passes on a retry is `flaky`, with every attempt's evidence. Cases in the expect file are not
+   * retried: their failure is already accounted for.
+   */
+  retries?: number;
+  /** The run's command line, secrets redacted (RunReport.command). */
+  command?: string[];
   version: string;
 }
 
@@ -201,7 +209,8 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
         if (plan.skip) { finish(i, resultOf(c, 'skipped', 0, plan.skip)); continue; }
         if (plan.setupError) { finish(i, resultOf(c, 'errored', 0, String(setupError))); continue; }
         for (const rep of reporters) rep.caseStart?.(c);
-        finish(i, await runOne(c, { conn: group.conn, dispatcher, components, only: plan.only, notChecked: plan.notChecked, node: group.node, agentDispatcher: agentDispatcherOf(group), runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt, facts: plan.facts!, strict: !!opts.strict }));
+        const env: CaseEnv = { conn: group.conn, dispatcher, components, only: plan.only, notChecked: plan.notChecked, node: group.node, agentDispatcher: agentDispatcherOf(group), runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt, facts: plan.facts!, strict: !!opts.strict };
+        finish(i, await runWithRetries(c, env, opts.expectations?.has(c.id) ? 0 : opts.retries ?? 0));
       }
     };
     const parallel = Math.max(1, Math.min(opts.parallel ?? availableParallelism(), apiQueue.length || 1));
@@ -234,6 +243,8 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
     ...(opts.selection ? { selection: opts.selection } : {}),
     coverage: computeCoverage(results),
     ...(opts.policy && (opts.policy.failOnSkip || opts.policy.minCoverage !== undefined) ? { policy: opts.policy } : {}),
+    ...(opts.command ? { command: opts.command } : {}),
+    ...(opts.retries ? { retries: opts.retries } : {}),
   };
   for (const r of reporters) await r.end(report);
   return report;
@@ -301,6 +312,44 @@ interface CaseEnv {
   interrupt?: AbortSignal;
   facts: CaseFacts;
   strict: boolean;
+  /** 0 for the first attempt, n for the n-th retry: keeps object names of attempts apart. */
+  attempt?: number;
+}
+
+/** A result that a retry may turn around: a failure or an error (a timeout is one), not a warning. */
+const retriable = (r: CaseResult) => r.status === 'failed' || r.status === 'errored';
+
+/**
+ * Runs a case, and again up to `retries` times while it fails or errors (and the run was not
+ * interrupted). A pass on a retry is `flaky`; either way a case run more than once keeps every
+ * attempt, each with its own evidence, and the last attempt is the result.
+ */
+async function runWithRetries(c: Case, env: CaseEnv, retries: number): Promise<CaseResult> {
+  let r = await runOne(c, env);
+  if (!retriable(r) || retries <= 0) return r;
+  const attempts: CaseAttempt[] = [attemptOf(r)];
+  for (let n = 1; n <= retries && retriable(r) && !env.interrupt?.aborted; n++) {
+    r = await runOne(c, { ...env, attempt: n });
+    attempts.push(attemptOf(r));
+  }
+  const durationMs = attempts.reduce((sum, a) => sum + a.durationMs, 0);
+  if (r.status === 'passed') {
+    const first = attempts[0]!;
+    return {
+      ...r, status: 'flaky', durationMs, attempts,
+      message: `passed on attempt ${attempts.length} of ${retries + 1}; attempt 1 ${first.status}: ${first.message}`,
+    };
+  }
+  return { ...r, durationMs, attempts };
+}
+
+function attemptOf(r: CaseResult): CaseAttempt {
+  return {
+    status: r.status, durationMs: r.durationMs, message: r.message,
+    ...(r.expected !== undefined ? { expected: r.expected } : {}),
+    ...(r.actual !== undefined ? { actual: r.actual } : {}),
+    exchanges: r.exchanges,
+  };
 }
 
 async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
@@ -311,7 +360,9 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
   const api = new ApiClient(env.conn, env.dispatcher, signal);
   const componentClients = new Map<string, ApiClient>();
   let seq = 0;
-  const uniqueName = (hint = 'x') => dnsName(`oc-${env.runId}-${c.id.split('.').slice(-2).join('-')}-${hint}-${seq++}`);
+  // A retry's objects get names of their own: the first attempt's may still be there (cleanup runs at the end).
+  const retry = env.attempt ? `r${env.attempt}-` : '';
+  const uniqueName = (hint = 'x') => dnsName(`oc-${env.runId}-${c.id.split('.').slice(-2).join('-')}-${hint}-${retry}${seq++}`);
   let agentClient: ApiClient | undefined;
   let cri: CriControlClient | undefined;
   const launcher = agentLauncher({
@@ -431,8 +482,9 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
   r.expected = expected;
   r.actual = actual;
   if (findings.length) r.findings = findings;
-  // Exchanges are what an auditor needs to see a failure; passes keep reports small.
-  if (status === 'failed' || status === 'warned' || status === 'errored') {
+  // Exchanges are what an auditor needs to see a failure; passes keep reports small. A retry keeps
+  // them whatever it ended with: set beside the failed attempt's, they show what changed.
+  if (status === 'failed' || status === 'warned' || status === 'errored' || env.attempt) {
     r.exchanges = api.exchanges;
     if (failedExchange !== undefined && failedExchange < r.exchanges.length) r.failedExchange = failedExchange;
   }
@@ -681,20 +733,23 @@ async function cleanUp(conn: TargetConnection, dispatcher: Dispatcher, tracker: 
   return { leaks: leaks.sort(), unverified: unverified.sort() };
 }
 
-/** True when this result makes the run fail: a failure or error not listed as known, or an unexpected pass. */
-export function failsRun(r: CaseResult): boolean {
-  return ((r.status === 'failed' || r.status === 'errored') && !r.knownFailure) || !!r.unexpectedPass;
+/**
+ * True when this result makes the run fail: a failure or error not listed as known, an unexpected
+ * pass, or (`--strict`) a case that passed only on a retry.
+ */
+export function failsRun(r: CaseResult, strict = false): boolean {
+  return ((r.status === 'failed' || r.status === 'errored') && !r.knownFailure) || !!r.unexpectedPass || (strict && r.status === 'flaky');
 }
 
 /**
- * 0 every selected case passed (skips, warnings and known failures allowed) and the run met its
- * policy (`--fail-on-skip`, `--min-coverage`), 1 otherwise; 2 when no selected case ran (every one
- * skipped): a run that checked nothing is a set-up to fix, not a pass. A cleanup that could not be
- * verified (`cleanupUnverified`) is reported but is no leak, and does not count. The CLI maps an
- * interrupted run to 130/143 before asking this.
+ * 0 every selected case passed (skips, warnings, known failures and, without `--strict`, flaky cases
+ * allowed) and the run met its policy (`--fail-on-skip`, `--min-coverage`), 1 otherwise; 2 when no
+ * selected case ran (every one skipped): a run that checked nothing is a set-up to fix, not a pass. A
+ * cleanup that could not be verified (`cleanupUnverified`) is reported but is no leak, and does not
+ * count. The CLI maps an interrupted run to 130/143 before asking this.
  */
 export function exitCodeFor(report: RunReport): 0 | 1 | 2 {
-  if (report.cases.some(failsRun) || report.leaks.length > 0 || report.interrupted) return 1;
+  if (report.cases.some((c) => failsRun(c, report.strict)) || report.leaks.length > 0 || report.interrupted) return 1;
   if (nothingRan(report)) return 2;
   return policyFailures(report).length ? 1 : 0;
 }

@@ -7,6 +7,10 @@ import { FACTS, type TargetFacts } from './facts.js';
 import { defaultGates } from './gates.js';
 
 export interface SelectionInput {
+  /** `--id` values (with --rerun-failed: the failed cases of its results file). */
+  ids?: readonly string[];
+  /** `--rerun-failed`: the results file whose failed cases were selected. */
+  rerunFailed?: string;
   focus?: string;
   skip?: string;
   /** `--suite` values as given (repeatable, comma-separated lists allowed). */
@@ -52,6 +56,8 @@ export function buildRunSelection(input: SelectionInput): RunSelection {
     totalCases: input.all.length,
     partial,
   };
+  if (input.ids?.length) sel.ids = [...input.ids];
+  if (input.rerunFailed !== undefined) sel.rerunFailed = input.rerunFailed;
   if (input.focus !== undefined) sel.focus = input.focus;
   if (input.skip !== undefined) sel.skip = input.skip;
   if (input.level !== undefined) sel.level = input.level;

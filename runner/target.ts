@@ -61,6 +61,22 @@ export async function checkCredentials(conn: TargetConnection, timeoutMs = 10_00
   }
 }
 
+/**
+ * Node's codes for a certificate the client does not trust (or that does not name the host): the
+ * target answered, so this is the run's TLS set-up, not reachability.
+ */
+const TLS_TRUST_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED', 'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+function tlsTrustCode(err: unknown): string | undefined {
+  let e: any = err;
+  for (let i = 0; e && i < 4; i++, e = e.cause) if (typeof e.code === 'string' && TLS_TRUST_CODES.has(e.code)) return e.code;
+  return undefined;
+}
+
 async function probe(conn: TargetConnection, path: string, what: string, option: string, timeoutMs: number): Promise<void> {
   const dispatcher = createDispatcher(conn);
   try {
@@ -68,6 +84,15 @@ async function probe(conn: TargetConnection, path: string, what: string, option:
   } catch (err) {
     // The target answered, with more than the runner reads: reachable all the same.
     if (err instanceof ResponseTooLargeError) return;
+    const tls = tlsTrustCode(err);
+    if (tls) {
+      // An agent's TLS options are its own (--agent-ca); every other target shares --ca's.
+      const fix = option.startsWith('--agent')
+        ? 'pass --agent-ca <file> with the CA that signed the agent\'s certificate (or leave it out: the agent\'s certificate is then not verified)'
+        : 'pass --ca <file> with the CA that signed it (or a kubeconfig with certificate-authority), or --insecure-skip-tls-verify to not verify it';
+      const said = describeError(err);
+      throw new TargetAccessError(`the certificate of ${what} at ${conn.baseUrl} is not trusted (${said.includes(tls) ? said : `${said}; ${tls}`}): ${fix}`);
+    }
     const code = errorCode(err);
     const why = code ? describeError(err) : (err as Error)?.name === 'TimeoutError' || (err as Error)?.name === 'AbortError' ? `no answer within ${timeoutMs / 1000}s` : describeError(err);
     throw new TargetUnreachableError(

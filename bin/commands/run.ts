@@ -5,6 +5,8 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { ALL_CASES } from '../../suites/index.js';
 import type { Case } from '../../suites/case.js';
 import { selectCases } from '../../runner/select.js';
+import { planRerun, redactArgs } from '../../runner/rerun.js';
+import { agentCommandProblem } from '../../runner/agent-exec.js';
 import { parseGates, statedGateNames } from '../../runner/gates.js';
 import { FACTS, parseFacts } from '../../runner/facts.js';
 import { loadExpectations } from '../../runner/expect.js';
@@ -22,22 +24,36 @@ import { DEFAULT_MAX_RESPONSE_BYTES, UsageError } from '../../runner/errors.js';
 import { createReporter } from '../../reporters/index.js';
 import { EXIT } from './exit-codes.js';
 
-function select(argv: { focus?: string; skip?: string; suite?: string[]; level?: 'MUST' | 'SHOULD' }): Case[] {
+function select(argv: { id?: string[]; focus?: string; skip?: string; suite?: string[]; level?: 'MUST' | 'SHOULD' }): Case[] {
   const suites = (argv.suite ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
-  return selectCases(ALL_CASES, { focus: argv.focus, skip: argv.skip, suites, level: argv.level });
+  const ids = argv.id?.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  return selectCases(ALL_CASES, { ids, focus: argv.focus, skip: argv.skip, suites, level: argv.level });
+}
+
+/**
+ * `--rerun-failed <file>`: the run's failed set becomes the `--id` selection, and its target
+ * options stand where the command line does not give them again (credentials always must be).
+ */
+function applyRerun(argv: any): { argv: any; rerunArgs: string[] } {
+  if (argv.rerunFailed === undefined) return { argv, rerunArgs: [] };
+  if (argv.id !== undefined) throw new UsageError('--id and --rerun-failed: give one of them (--rerun-failed selects the failed cases of its run)');
+  const rerun = planRerun(String(argv.rerunFailed), argv, ALL_CASES);
+  return { argv: { ...argv, ...rerun.defaults, id: rerun.ids }, rerunArgs: rerun.args };
 }
 
 /**
  * Everything `run` would do, checked without touching the target or writing anything: `list`
  * answers a bad run command line with the same usage errors as `run` itself.
  */
-function planRun(argv: any) {
+function planRun(given: any) {
+  const { argv, rerunArgs } = applyRerun(given);
   const gates = parseGates(argv.gates);
   const statedGates = statedGateNames(argv.gates);
   const cases = select(argv);
   const expectations = argv.expect ? loadExpectations(argv.expect, ALL_CASES) : undefined;
   if (!Number.isInteger(argv.parallel) || argv.parallel < 1) throw new UsageError('--parallel must be a whole number of at least 1');
   if (!(argv.timeout > 0)) throw new UsageError('--timeout must be a positive number of seconds');
+  if (argv.retries !== undefined && (!Number.isInteger(argv.retries) || argv.retries < 0)) throw new UsageError('--retries must be a whole number of at least 0');
   if (argv.runId !== undefined && !/^[a-z0-9]{1,16}$/.test(argv.runId)) throw new UsageError('--run-id must be 1 to 16 lowercase letters or digits (it becomes part of object names)');
   const policy = verdictPolicy(argv);
   const progress = argv.progressInterval ?? 30;
@@ -56,7 +72,7 @@ function planRun(argv: any) {
   if (embedded && factFlags.length) throw new UsageError(`${factFlags.join(', ')} ${factFlags.length > 1 ? 'describe' : 'describes'} a target given with --api: the embedded run configures its references so that every such fact holds`);
   if (embedded && argv.controllers !== undefined) throw new UsageError('--controllers describes a target given with --api: the embedded run starts every controller and the scheduler');
   const node = resolveNodeTargets(argv, conn);
-  return { gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node, policy };
+  return { argv, rerunArgs, gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node, policy };
 }
 
 /** `--fail-on-skip` and `--min-coverage`, checked. */
@@ -100,6 +116,8 @@ function resolveNodeTargets(argv: any, conn: TargetConnection | undefined): Node
   }
   if (argv.agentExec !== undefined) {
     if (String(argv.agentExec).trim() === '') throw new UsageError('--agent-exec needs a command');
+    const problem = agentCommandProblem(String(argv.agentExec));
+    if (problem) throw new UsageError(`--agent-exec ${argv.agentExec}: cannot start agents: ${problem}`);
     node.agentExec = String(argv.agentExec);
   }
   if (argv.agentPodSocket !== undefined) {
@@ -123,8 +141,9 @@ function resolveNodeTargets(argv: any, conn: TargetConnection | undefined): Node
 /** The exit code of a run stopped by a signal: 128 + its number, as shells report it. */
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: EXIT.interrupted, SIGTERM: EXIT.terminated };
 
-export async function cmdRun(argv: any, version: string): Promise<number> {
-  const { gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node, policy } = planRun(argv);
+export async function cmdRun(given: any, version: string): Promise<number> {
+  // `argv` is the command line with what --rerun-failed takes from its results file.
+  const { argv, rerunArgs, gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node, policy } = planRun(given);
   // Before any case: a report that cannot be written is a usage error now, not after the run.
   checkReportPaths(reporterSpecs);
   const interrupt = new AbortController();
@@ -141,7 +160,10 @@ export async function cmdRun(argv: any, version: string): Promise<number> {
     const common = {
       expectations, reporters, interrupt: interrupt.signal, version, policy,
       runId: argv.runId ?? newRunId(), parallel: argv.parallel, timeoutMs: argv.timeout * 1000, strict: !!argv.strict,
-      selection: buildRunSelection({ ...argv, gates: argv.gates ? gates : undefined, facts: embedded ? undefined : facts, expectFile: argv.expect, expectations, selected: cases, all: ALL_CASES }),
+      // With --rerun-failed, the target options it took from its file are appended: a failure's
+      // rerun command (--id in place of --rerun-failed) must reach the same target.
+      retries: argv.retries ?? 0, command: [...redactArgs(process.argv.slice(2)), ...rerunArgs],
+      selection: buildRunSelection({ ...argv, ids: argv.id, rerunFailed: argv.rerunFailed, gates: argv.gates ? gates : undefined, facts: embedded ? undefined : facts, expectFile: argv.expect, expectations, selected: cases, all: ALL_CASES }),
     };
     let report;
     if (conn === undefined) {
@@ -168,8 +190,9 @@ export async function cmdRun(argv: any, version: string): Promise<number> {
       const bad = report.cases.filter((c) => (c.status === 'failed' || c.status === 'errored') && !c.knownFailure).length;
       const surprises = report.cases.filter((c) => c.unexpectedPass).length;
       const policyMissed = policyFailures(report);
-      const parts = [bad && `${bad} case(s) failed or errored`, surprises && `${surprises} known failure(s) passed (update the --expect file)`, report.leaks.length && `${report.leaks.length} object(s) left behind after cleanup`, ...policyMissed].filter(Boolean);
-      const see = bad || surprises ? ' See the report for expected vs actual and the recorded exchanges.' : '';
+      const flaky = report.strict ? report.cases.filter((c) => c.status === 'flaky').length : 0;
+      const parts = [bad && `${bad} case(s) failed or errored`, flaky && `${flaky} case(s) passed only on a retry (flaky; --strict)`, surprises && `${surprises} known failure(s) passed (update the --expect file)`, report.leaks.length && `${report.leaks.length} object(s) left behind after cleanup`, ...policyMissed].filter(Boolean);
+      const see = bad || surprises || flaky ? ' See the report for expected vs actual and the recorded exchanges.' : '';
       process.stderr.write(`orch-conformance: ${parts.join('; ')}.${see}\n`);
       // --fail-on-skip: the skipped cases, by reason, whatever reporters the run wrote.
       if (policy.failOnSkip && report.summary.skipped) process.stderr.write(`Skipped cases, by reason:\n${skipSummaryLines(report, { ids: true }).join('\n')}\n`);
