@@ -12,7 +12,7 @@ import { collectFindings, findingLabel, type Finding } from '../suites/findings.
 import type { Reporter } from '../reporters/types.js';
 import { ApiClient, createDispatcher, describeError, type TargetConnection } from './client.js';
 import { permissionDenied, rejectedCredentials, TargetAccessError } from './target.js';
-import type { CaseResult, CaseStatus, RunReport, RunSelection, RunSummary } from './results.js';
+import type { CaseResult, CaseStatus, RunReport, RunSelection, RunSummary, ShardSpec } from './results.js';
 import { computeCoverage, observesAgent } from '../reporters/coverage.js';
 import { AGENT_COMPONENT, gateComponents, gateMismatch, PER_COMPONENT_GATES, readReportedGates, resolveGates, type ComponentGates } from './gates.js';
 import { controllerMismatch } from './controllers.js';
@@ -61,6 +61,8 @@ export interface RunOptions {
   /** What the operator selected (runner/selection.ts), recorded in the report as is. */
   selection?: RunSelection;
   version: string;
+  /** `run --shard i/n`: the slice of the selection these cases are, recorded in the report. */
+  shard?: ShardSpec;
 }
 
 /** Run ids are short and DNS-safe: they go into object names. */
@@ -235,6 +237,7 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
     strict: !!opts.strict,
     ...(opts.selection ? { selection: opts.selection } : {}),
     coverage: computeCoverage(results),
+    ...(opts.shard ? { shard: { ...opts.shard } } : {}),
   };
   for (const r of reporters) await r.end(report);
   return report;

@@ -9,10 +9,12 @@ import { parseGates, statedGateNames } from '../../runner/gates.js';
 import { FACTS, parseFacts } from '../../runner/facts.js';
 import { loadExpectations } from '../../runner/expect.js';
 import { buildRunSelection } from '../../runner/selection.js';
+import { loadShardTimings, parseShard, shardCases, shardRunId } from '../../runner/shard.js';
 import { runCases, exitCodeFor, newRunId, DEFAULT_COMPONENT, type NodeTargets } from '../../runner/run.js';
 import { runEmbedded } from '../../runner/embedded.js';
 import { checkCredentials, probeComponent, probeTarget } from '../../runner/target.js';
 import type { TargetConnection } from '../../runner/client.js';
+import type { ShardSpec } from '../../runner/results.js';
 import { kubeconfigFile, loadKubeconfig, readTokenFile } from '../../runner/kubeconfig.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, UsageError } from '../../runner/errors.js';
 import { createReporter } from '../../reporters/index.js';
@@ -30,14 +32,15 @@ function select(argv: { focus?: string; skip?: string; suite?: string[]; level?:
 function planRun(argv: any) {
   const gates = parseGates(argv.gates);
   const statedGates = statedGateNames(argv.gates);
-  const cases = select(argv);
+  const selected = select(argv);
   const expectations = argv.expect ? loadExpectations(argv.expect, ALL_CASES) : undefined;
   if (!Number.isInteger(argv.parallel) || argv.parallel < 1) throw new UsageError('--parallel must be a whole number of at least 1');
   if (!(argv.timeout > 0)) throw new UsageError('--timeout must be a positive number of seconds');
   if (argv.runId !== undefined && !/^[a-z0-9]{1,16}$/.test(argv.runId)) throw new UsageError('--run-id must be 1 to 16 lowercase letters or digits (it becomes part of object names)');
   const reporterSpecs: string[] = argv.reporter?.length ? argv.reporter : ['console'];
   const reporters = reporterSpecs.map((r) => createReporter(r));
-  if (cases.length === 0) throw new UsageError('no case matches the selection (see `orch-conformance list` with the same options)');
+  if (selected.length === 0) throw new UsageError('no case matches the selection (see `orch-conformance list` with the same options)');
+  const { shard, cases } = planShard(argv, selected);
 
   const conn = resolveTarget(argv);
   const embedded = conn === undefined;
@@ -49,7 +52,21 @@ function planRun(argv: any) {
   if (embedded && factFlags.length) throw new UsageError(`${factFlags.join(', ')} ${factFlags.length > 1 ? 'describe' : 'describes'} a target given with --api: the embedded run configures its references so that every such fact holds`);
   if (embedded && argv.controllers !== undefined) throw new UsageError('--controllers describes a target given with --api: the embedded run starts every controller and the scheduler');
   const node = resolveNodeTargets(argv, conn);
-  return { gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node };
+  return { gates, statedGates, selected, shard, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node };
+}
+
+/** `--shard i/n` (and `--shard-timings`): this run's slice of the selection; the whole selection without it. */
+function planShard(argv: any, selected: Case[]): { shard?: ShardSpec; cases: Case[] } {
+  if (argv.shard === undefined) {
+    if (argv.shardTimings !== undefined) throw new UsageError('--shard-timings needs --shard: it balances the slices of a sharded run');
+    return { cases: selected };
+  }
+  const shard = parseShard(argv.shard);
+  const timings = argv.shardTimings !== undefined ? loadShardTimings(argv.shardTimings) : undefined;
+  const cases = shardCases(selected, shard, timings);
+  // An empty slice would be a run that checks nothing: a mistake in the CI matrix, said up front.
+  if (cases.length === 0) throw new UsageError(`--shard ${argv.shard}: this slice has no case: the selection has ${selected.length} case(s), so use at most ${selected.length} shard(s)`);
+  return { shard, cases };
 }
 
 /** --agent/--node/--agent-ca, --cri-control and --agent-exec: the spec 001 targets of a run against --api. */
@@ -110,9 +127,15 @@ function resolveNodeTargets(argv: any, conn: TargetConnection | undefined): Node
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: EXIT.interrupted, SIGTERM: EXIT.terminated };
 
 export async function cmdRun(argv: any, version: string): Promise<number> {
-  const { gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node } = planRun(argv);
+  const { gates, statedGates, selected, shard, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node } = planRun(argv);
   // Before any case: a report that cannot be written is a usage error now, not after the run.
   checkReportPaths(reporterSpecs);
+  // A shard's run id is its own even when the operator named the run: shards may share a target.
+  const runId = argv.runId === undefined ? newRunId() : shard ? shardRunId(argv.runId, shard) : argv.runId;
+  // The selection is the whole one (every shard records the same, which `report merge` checks); a
+  // shard is a partial run all the same.
+  const selection = buildRunSelection({ ...argv, gates: argv.gates ? gates : undefined, facts: embedded ? undefined : facts, expectFile: argv.expect, expectations, selected, all: ALL_CASES });
+  if (shard && shard.count > 1) selection.partial = true;
   const interrupt = new AbortController();
   let stoppedBy = EXIT.interrupted as number;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -126,8 +149,8 @@ export async function cmdRun(argv: any, version: string): Promise<number> {
   try {
     const common = {
       expectations, reporters, interrupt: interrupt.signal, version,
-      runId: argv.runId ?? newRunId(), parallel: argv.parallel, timeoutMs: argv.timeout * 1000, strict: !!argv.strict,
-      selection: buildRunSelection({ ...argv, gates: argv.gates ? gates : undefined, facts: embedded ? undefined : facts, expectFile: argv.expect, expectations, selected: cases, all: ALL_CASES }),
+      runId, parallel: argv.parallel, timeoutMs: argv.timeout * 1000, strict: !!argv.strict,
+      selection, ...(shard ? { shard } : {}),
     };
     let report;
     if (conn === undefined) {
@@ -282,7 +305,7 @@ function parseMetricsTargets(values: string[] | undefined): Array<[string, strin
 
 export function cmdList(argv: any): number {
   // The same checks as `run`, so a run's command line can be copied here as it is.
-  const { cases } = planRun(argv);
+  const { cases, shard, selected } = planRun(argv);
   const rows = cases.map((c) => ({
     id: c.id, title: c.title, suite: c.suite, requirements: c.requirements, spec: c.spec, level: c.level,
     gates: c.gates ?? {}, impact: c.impact, needs: c.needs, facts: c.facts ?? [],
@@ -300,6 +323,6 @@ export function cmdList(argv: any): number {
     const facts = [...r.needs.filter((k) => nodeFlags[k]).map((k) => nodeFlags[k]), ...r.facts.map((f) => FACTS[f].flag)].join(' ');
     process.stdout.write(`${r.id}\n    ${r.level} ${r.spec.doc} §${r.spec.section}  ${r.impact}  ${r.requirements.join(', ')}${gates ? `  gates: ${gates}` : ''}${facts ? `  needs: ${facts}` : ''}${r.controllers ? `  controllers: ${r.controllers.join(',')}` : ''}\n    ${r.title}\n`);
   }
-  process.stdout.write(`${rows.length} case(s)\n`);
+  process.stdout.write(shard ? `${rows.length} case(s): shard ${shard.index}/${shard.count} of ${selected.length} selected\n` : `${rows.length} case(s)\n`);
   return EXIT.ok;
 }
