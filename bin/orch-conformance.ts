@@ -216,10 +216,22 @@ await yargs(hideBin(process.argv))
     .option('authorization-mode', { type: 'string', describe: 'AlwaysAllow, or Webhook: each request authorized with a SubjectAccessReview on the control plane (authorization.mode; default Webhook)' })
     .epilog('Prints "node: <name>" once its Node is registered (standalone: at once), then "agent: https://..." and, when it generated the certificate, "ca: <file>"; runs until SIGINT or SIGTERM, stopping its workers and leaving containers running, as upstream does across restarts. Exit codes: 0 stopped by a signal; 2 bad usage or cannot start.'),
   (argv) => exitWith(import('./commands/agent.js').then((m) => m.cmdAgent(argv as any))))
-  .command('report <results>', 'Render a saved JSON results file again', (y) => y
-    .positional('results', { type: 'string', demandOption: true, describe: 'File written by run --reporter json=FILE' })
-    .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable' }),
-  (argv) => exitWith(import('./commands/report.js').then((m) => m.cmdReport(argv))))
+  .command('report', 'Render a saved JSON results file again (report <results>), merge shards (report merge) or compare two runs (report diff)', (y) => y
+    .command('merge <files..>', 'Merge the JSON results of a sharded run (run --shard i/n) into one report: every shard once, same kit version and selection', (m) => m
+      .positional('files', { type: 'string', array: true, demandOption: true, describe: 'Results files of the shards, written by run --shard i/n --reporter json=FILE' })
+      .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable: console, json, junit, markdown, html, tap' })
+      .epilog('Exit codes: as the merged run\'s (0 passed, 1 a case failed or errored, or objects were left behind); 2 the files cannot be merged (different versions or selections, a shard missing or given twice, overlapping shards).'),
+    (argv) => exitWith(import('./commands/report.js').then((m) => m.cmdReportMerge(argv))))
+    .command('diff <base> <head>', 'Compare two runs\' JSON results: regressions (passed -> failed or errored), fixes, other changes, new and removed cases, requirements whose result changed', (d) => d
+      .positional('base', { type: 'string', demandOption: true, describe: 'Results of the run compared against (e.g. the main branch)' })
+      .positional('head', { type: 'string', demandOption: true, describe: 'Results of the run under review' })
+      .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable: console, markdown (fits a pull-request comment), json' })
+      .epilog('Exit codes: 0 no regression; 1 a case that passed in base failed or errored in head; 2 bad usage or unreadable files.'),
+    (argv) => exitWith(import('./commands/report.js').then((m) => m.cmdReportDiff(argv))))
+    .command('$0 <results>', 'Render a saved JSON results file again', (r) => r
+      .positional('results', { type: 'string', demandOption: true, describe: 'File written by run --reporter json=FILE' })
+      .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable' }),
+    (argv) => exitWith(import('./commands/report.js').then((m) => m.cmdReport(argv)))))
   .fail((msg, err) => {
     if (err) throw err;
     process.stderr.write(`orch-conformance: ${msg}\nRun 'orch-conformance --help' for usage.\n`);
