@@ -124,7 +124,7 @@ await yargs(hideBin(process.argv))
   .scriptName('orch-conformance')
   .version(VERSION)
   .strict()
-  .demandCommand(1, 'name a command: run, list, serve, report, controller-manager, scheduler, mock-cri or agent')
+  .demandCommand(1, 'name a command: run, list, serve, report, cleanup, controller-manager, scheduler, mock-cri or agent')
   .command('run', 'Run conformance cases against a target (the embedded reference without --api or --kubeconfig)', (y) => runOptions(y)
     .epilog(`${TOKEN_NOTE}\n\n${EXIT_CODES}`),
   (argv) => exitWith(import('./commands/run.js').then((m) => m.cmdRun(argv, VERSION))))
@@ -216,6 +216,20 @@ await yargs(hideBin(process.argv))
     .option('authorization-mode', { type: 'string', describe: 'AlwaysAllow, or Webhook: each request authorized with a SubjectAccessReview on the control plane (authorization.mode; default Webhook)' })
     .epilog('Prints "node: <name>" once its Node is registered (standalone: at once), then "agent: https://..." and, when it generated the certificate, "ca: <file>"; runs until SIGINT or SIGTERM, stopping its workers and leaving containers running, as upstream does across restarts. Exit codes: 0 stopped by a signal; 2 bad usage or cannot start.'),
   (argv) => exitWith(import('./commands/agent.js').then((m) => m.cmdAgent(argv as any))))
+  .command('cleanup', 'Remove from a target every object a run labelled (conformance.orch.io/run=<id>) and left behind, e.g. after a second Ctrl-C', (y) => y
+    .option('run-id', { type: 'string', describe: 'The run whose objects to remove (the id its report and its interrupted message name)' })
+    .option('all-runs', { type: 'boolean', describe: 'Remove the objects of every conformance run (any value of the label)' })
+    .option('api', { type: 'string', describe: 'Control-plane base URL with its scheme (wins over --kubeconfig\'s server)' })
+    .option('kubeconfig', { type: 'string', describe: 'Target and credentials from this kubeconfig; explicit flags win' })
+    .option('context', { type: 'string', describe: 'The kubeconfig context to use' })
+    .option('token', { type: 'string', describe: 'Bearer token for the target (visible in ps: prefer --token-file or --kubeconfig)' })
+    .option('token-file', { type: 'string', describe: 'File holding the bearer token for the target' })
+    .option('ca', { type: 'string', describe: 'PEM file of the CA that signed the target\'s certificate' })
+    .option('insecure-skip-tls-verify', { type: 'boolean', describe: 'Do not verify the target\'s certificate' })
+    .option('max-response-bytes', { type: 'number', describe: `Largest response body read from the target (default ${DEFAULT_MAX_RESPONSE_BYTES})` })
+    .option('wait', { type: 'number', default: 60, describe: 'Seconds to wait for deleted objects to be gone (finalizers, namespaces emptying)' })
+    .epilog('Searches every resource the target\'s discovery lists (namespaced and cluster-scoped) for the label, deletes what carries it (namespaces last), releases the run\'s own finalizers (conformance.orch.io/...), then checks that nothing labelled is left. Objects without the label are never touched. Exit codes: 0 nothing labelled is left; 1 objects are still there after --wait; 2 bad usage or credentials the target rejects; 3 target unreachable.'),
+  (argv) => exitWith(import('./commands/cleanup.js').then((m) => m.cmdCleanup(argv))))
   .command('report', 'Render a saved JSON results file again (report <results>), merge shards (report merge) or compare two runs (report diff)', (y) => y
     .command('merge <files..>', 'Merge the JSON results of a sharded run (run --shard i/n) into one report: every shard once, same kit version and selection', (m) => m
       .positional('files', { type: 'string', array: true, demandOption: true, describe: 'Results files of the shards, written by run --shard i/n --reporter json=FILE' })

@@ -19,6 +19,7 @@ import { kubeconfigFile, loadKubeconfig, readTokenFile } from '../../runner/kube
 import { DEFAULT_MAX_RESPONSE_BYTES, UsageError } from '../../runner/errors.js';
 import { createReporter } from '../../reporters/index.js';
 import { EXIT } from './exit-codes.js';
+import { cleanupCommand } from './cleanup.js';
 
 function select(argv: { focus?: string; skip?: string; suite?: string[]; level?: 'MUST' | 'SHOULD' }): Case[] {
   const suites = (argv.suite ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
@@ -138,8 +139,14 @@ export async function cmdRun(argv: any, version: string): Promise<number> {
   if (shard && shard.count > 1) selection.partial = true;
   const interrupt = new AbortController();
   let stoppedBy = EXIT.interrupted as number;
+  // What an interrupted run against a target may leave there is removed by this command.
+  const leftoverHint = () => { if (!embedded) process.stderr.write(`orch-conformance: to remove what run ${runId} left on the target: ${cleanupCommand(argv, runId)}\n`); };
   const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupt.signal.aborted) process.exit(stoppedBy);
+    if (interrupt.signal.aborted) {
+      // Quitting at once skips the cleanup: whatever the cases created stays.
+      leftoverHint();
+      process.exit(stoppedBy);
+    }
     stoppedBy = SIGNAL_EXIT[signal] ?? EXIT.interrupted;
     process.stderr.write(`\ninterrupted (${signal}): stopping running cases and cleaning up (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to quit at once)\n`);
     interrupt.abort();
@@ -167,7 +174,10 @@ export async function cmdRun(argv: any, version: string): Promise<number> {
       // Each component's gates are read from its orch_feature_enabled, save those --gates states.
       report = await runCases({ ...common, cases, conn, components, node, embedded, gates, statedGates, readGates: true, facts });
     }
-    if (report.interrupted) return stoppedBy;
+    if (report.interrupted) {
+      if (report.leaks.length) leftoverHint();
+      return stoppedBy;
+    }
     const code = exitCodeFor(report);
     const unverified = report.cleanupUnverified?.length ?? 0;
     if (code !== 0) {
@@ -201,7 +211,7 @@ function checkApiUrl(url: string, from: string): void {
  * The target connection from --api and friends, over a kubeconfig's context when one is named
  * (explicit flags win, field by field); undefined for the embedded reference.
  */
-function resolveTarget(argv: any): TargetConnection | undefined {
+export function resolveTarget(argv: any): TargetConnection | undefined {
   const file = kubeconfigFile(argv.kubeconfig, argv.context);
   const kc = file === undefined ? undefined : loadKubeconfig(file, argv.context);
   if (argv.token !== undefined && argv.tokenFile !== undefined) throw new UsageError('--token and --token-file: give one of them');
