@@ -8,7 +8,7 @@ import { runCases } from '../../runner/run.js';
 import { parseGates } from '../../runner/gates.js';
 import { selectCases } from '../../runner/select.js';
 import { buildRunSelection } from '../../runner/selection.js';
-import { assignShards, parseShard, shardCases, shardRunId } from '../../runner/shard.js';
+import { assignShards, loadShardTimings, parseShard, shardCases, shardRunId } from '../../runner/shard.js';
 import { mergeReports, type MergeInput } from '../../runner/merge.js';
 import { UsageError } from '../../runner/errors.js';
 import type { RunReport } from '../../runner/results.js';
@@ -112,4 +112,41 @@ t.test('merge refuses parts that would make a wrong report', async (t) => {
   refuses(overlap, /is in s1\.json and in s2\.json: the shards overlap/, 'overlapping shards');
   refuses([{ file: 'm.json', report: ok }, ...good.slice(1)], /itself a merged report/, 'a merged report');
   refuses([good[0]!], /at least two shards/, 'one part');
+});
+
+t.test('on the command line: run --shard with a named run, report merge; --shard-timings files', async (t) => {
+  const { execFile } = await import('node:child_process');
+  const { mkdtemp, readFile, rm, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const cliPath = fileURLToPath(new URL('../../bin/orch-conformance.js', import.meta.url));
+  const cli = (args: string[]) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, [cliPath, ...args], { encoding: 'utf8', timeout: 120_000 }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }));
+  });
+  const dir = await mkdtemp(join(tmpdir(), 'oc-shards-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const focus = '^api\\.discovery\\.';
+  const selected = selectCases(ALL_CASES, { focus }).map((c) => c.id);
+  // Timings that put the first case alone in shard 1 (what a hash split would not do), read as
+  // --shard-timings reads them.
+  const timings = join(dir, 'timings.json');
+  await writeFile(timings, JSON.stringify({ cases: [...selected.map((id, i) => ({ id, status: 'passed', durationMs: i === 0 ? 100_000 : 10 })), { id: 'x.skipped', status: 'skipped', durationMs: 0 }] }));
+  const read = loadShardTimings(timings);
+  t.equal(read.has('x.skipped'), false, 'a skip says nothing about a case\'s duration');
+  t.same(shardCases(selected.map((id) => ({ id })), { index: 1, count: 2 }, read).map((c) => c.id), [selected[0]], 'the slice the timings make');
+  t.throws(() => loadShardTimings(join(dir, 'none.json')), { name: 'UsageError', message: /--shard-timings .*cannot read it/ });
+  const [s1, s2] = await Promise.all([
+    cli(['run', '--focus', focus, '--shard', '1/2', '--run-id', 'ci7', '--reporter', `json=${join(dir, 's1.json')}`]),
+    cli(['run', '--focus', focus, '--shard', '2/2', '--run-id', 'ci7', '--reporter', `json=${join(dir, 's2.json')}`]),
+  ]);
+  t.equal(s1.code, 0, s1.stderr);
+  t.equal(s2.code, 0, s2.stderr);
+  const r1 = JSON.parse(await readFile(join(dir, 's1.json'), 'utf8')) as RunReport;
+  t.same([r1.runId, r1.shard, r1.selection?.selectedCases, r1.selection?.partial], ['ci7s1', { index: 1, count: 2 }, selected.length, true], 'a shard\'s own run id; the whole selection recorded');
+  const merged = await cli(['report', 'merge', join(dir, 's1.json'), join(dir, 's2.json'), '--reporter', `json=${join(dir, 'merged.json')}`]);
+  t.equal(merged.code, 0, merged.stderr);
+  const m = JSON.parse(await readFile(join(dir, 'merged.json'), 'utf8')) as RunReport;
+  t.same(m.cases.map((c) => c.id).sort(), [...selected].sort(), 'every selected case once');
+  t.same(m.merged?.map((x) => x.runId), ['ci7s1', 'ci7s2']);
 });
