@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startReference } from '../../reference/server.js';
 import { cleanupRun } from '../../runner/cleanup.js';
-import { cleanupCommand } from '../../bin/commands/cleanup.js';
+import { cleanupCommand, cmdCleanup } from '../../bin/commands/cleanup.js';
 
 const SC = '/apis/storage.orch.io/v1/storageclasses';
 const RUN = 'conformance.orch.io/run';
@@ -98,11 +98,11 @@ t.test('cleanup --run-id leaves nothing of the run and touches nothing else; --a
 });
 
 t.test('cleanup needs a run id or --all-runs, and a target', async (t) => {
-  const [none, embedded] = await Promise.all([cli(['cleanup', '--api', 'http://127.0.0.1:9']), cli(['cleanup', '--run-id', 'abc'])]);
-  t.equal(none.status, 2);
-  t.match(none.stderr, /--run-id <id>.*or --all-runs/);
-  t.equal(embedded.status, 2);
-  t.match(embedded.stderr, /needs the target: --api/);
+  // In process: the usage checks come before any request (the command line's exit 2 is exitWith's).
+  await t.rejects(cmdCleanup({ api: 'http://127.0.0.1:9', wait: 60 }), { name: 'UsageError', message: /--run-id <id>.*or --all-runs/ });
+  await t.rejects(cmdCleanup({ runId: 'abc', allRuns: true, wait: 60 }), { name: 'UsageError', message: /--run-id <id>.*or --all-runs/ });
+  await t.rejects(cmdCleanup({ runId: 'ABC!', wait: 60 }), { name: 'UsageError', message: /not a run id/ });
+  await t.rejects(cmdCleanup({ runId: 'abc', wait: 60 }), { name: 'UsageError', message: /needs the target: --api/ });
 });
 
 t.test('the command an interrupted run prints carries its target flags, never a token', async (t) => {
