@@ -2,7 +2,7 @@
 // or two implementations): regressions, fixes, other status changes, cases new and removed, and the
 // requirements whose result changed. Rendered for a terminal, as JSON, or as Markdown bounded to fit
 // a pull-request comment.
-import type { CaseResult, CaseStatus, RunReport } from '../runner/results.js';
+import type { CaseResult, CaseStatus, CoverageCounts, RunReport } from '../runner/results.js';
 import { UsageError } from '../runner/errors.js';
 import { byRequirement, coverageOf, requirementResult, type RequirementResult } from './coverage.js';
 
@@ -50,6 +50,8 @@ export interface DiffSide {
   requirementsPassed: number;
   requirements: number;
   cases: number;
+  /** The run's requirement counts (coverage total): where each catalogue requirement stands. */
+  coverage: CoverageCounts;
 }
 
 const GOOD = new Set<CaseStatus>(['passed', 'flaky']);
@@ -58,7 +60,7 @@ const BAD = new Set<CaseStatus>(['failed', 'errored']);
 function side(r: RunReport): DiffSide {
   const cov = coverageOf(r).total;
   const target = r.target?.embedded ? 'embedded reference' : r.target?.api ?? 'unknown target';
-  return { runId: r.runId, version: r.version, target, startedAt: r.startedAt, requirementsPassed: cov.passed, requirements: cov.requirements, cases: r.cases.length };
+  return { runId: r.runId, version: r.version, target, startedAt: r.startedAt, requirementsPassed: cov.passed, requirements: cov.requirements, cases: r.cases.length, coverage: { ...cov } };
 }
 
 const firstLine = (s: string | undefined) => (s ?? '').split('\n')[0]!.trim();
@@ -102,6 +104,12 @@ export function diffExitCode(d: RunDiff): 0 | 1 {
   return d.regressions.length ? 1 : 0;
 }
 
+/** The requirement counts that changed, e.g. "passed 700 -> 698, failed 3 -> 5"; empty when none did. */
+export function coverageChanges(d: RunDiff): string[] {
+  const keys: Array<[keyof CoverageCounts, string]> = [['passed', 'passed'], ['failed', 'failed'], ['errored', 'errored'], ['warned', 'warned'], ['skipped', 'skipped'], ['interrupted', 'interrupted'], ['notRun', 'not run'], ['covered', 'covered by the kit'], ['notCovered', 'not covered'], ['requirements', 'in the catalogue']];
+  return keys.filter(([k]) => d.base.coverage[k] !== d.head.coverage[k]).map(([k, label]) => `${label} ${d.base.coverage[k]} -> ${d.head.coverage[k]}`);
+}
+
 function headline(d: RunDiff): string {
   const n = (k: number, one: string, many = `${one}s`) => `${k} ${k === 1 ? one : many}`;
   return `${n(d.regressions.length, 'regression')}, ${n(d.fixes.length, 'fix', 'fixes')}, ${n(d.changed.length, 'other change')}, ${d.added.length} new, ${d.removed.length} removed; requirements passed ${d.base.requirementsPassed} -> ${d.head.requirementsPassed} of ${d.head.requirements}`;
@@ -120,6 +128,8 @@ export function renderDiffConsole(d: RunDiff): string {
   section('New cases', d.added.map((c) => `  ${c.id}: ${c.status}`));
   section('Removed cases', d.removed.map((c) => `  ${c.id}: was ${c.status}`));
   section('Requirements whose result changed', d.requirements.map((r) => `  ${r.id}: ${r.base} -> ${r.head}`));
+  const counts = coverageChanges(d);
+  if (counts.length) lines.push('', `Requirement counts: ${counts.join(', ')}`);
   lines.push('', `${d.regressions.length ? 'REGRESSED' : 'NO REGRESSION'}: ${headline(d)}`);
   return `${lines.join('\n')}\n`;
 }
@@ -147,6 +157,7 @@ export function renderDiffMarkdown(d: RunDiff, budget = DIFF_MARKDOWN_BUDGET): s
     `|---|---|---|---|---|`,
     `| base | ${cell(d.base.runId)} | ${cell(d.base.version)} | ${cell(d.base.target)} | ${d.base.cases} |`,
     `| head | ${cell(d.head.runId)} | ${cell(d.head.version)} | ${cell(d.head.target)} | ${d.head.cases} |`,
+    ...(coverageChanges(d).length ? ['', `Requirement counts: ${cell(coverageChanges(d).join(', '), 600)}`] : []),
   ].join('\n');
   const tail = '\n';
   let used = head.length + tail.length;

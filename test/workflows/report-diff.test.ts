@@ -54,12 +54,18 @@ t.test('a planted regression, a fix, other changes, new and removed cases, requi
   const text = renderDiffConsole(d);
   t.match(text, /Regressions \(1\):\n  x\.regressed: passed -> failed: expected 404/);
   t.match(text, /REGRESSED: 1 regression, 1 fix, 1 other change, 1 new, 1 removed/);
+  // REQ_NOT_FOUND passed -> failed, REQ_DEFAULT failed -> errored: one passed less, one errored more,
+  // as many failed.
+  const counts = /Requirement counts: passed (\d+) -> (\d+), errored (\d+) -> (\d+)\n/.exec(text);
+  t.ok(counts, 'the requirement counts that changed');
+  t.same(counts && [Number(counts[1]) - Number(counts[2]), Number(counts[4]) - Number(counts[3])], [1, 1]);
   t.same(JSON.parse(renderDiff('json', d)), JSON.parse(JSON.stringify(d)));
   t.throws(() => renderDiff('junit', d), { name: 'UsageError' });
   const md = renderDiffMarkdown(d);
   t.match(md, /## Conformance diff: regressed/);
   t.match(md, /\| `x\.regressed` \| passed → failed \| expected 404 \|/);
   t.match(md, `| \`${REQ_NOT_FOUND}\` | passed → failed |`, 'requirement changes listed');
+  t.match(md, /Requirement counts: passed \d+ -> \d+, errored/, 'and the counts');
 });
 
 t.test('the Markdown fits a PR comment with a thousand regressions, and says what it left out', async (t) => {
