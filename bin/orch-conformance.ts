@@ -65,6 +65,8 @@ const runOptions = <T>(y: Argv<T>) => selectionOptions(y)
   .option('progress-interval', { type: 'number', default: 30, describe: 'Off a terminal (CI logs), print a progress line every this many seconds: counts and the slowest running cases; 0: none' })
   .option('run-id', { type: 'string', describe: 'Id of this run (lowercase letters and digits); objects are labelled conformance.orch.io/run=<id>' })
   .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable: console, json, junit, markdown, html, tap' })
+  .option('shard', { type: 'string', describe: 'Run only slice i of n of the selection, e.g. 2/4: the same slices on every machine; merge their JSON results with `report merge`' })
+  .option('shard-timings', { type: 'string', describe: 'With --shard: balance the slices by the durations the cases took in this JSON results file (else by a stable hash of the case ids)' })
   .option('continue-ttl', { type: 'string', describe: 'Target fact: how long the target keeps list continue tokens valid (e.g. 5m); cases that outwait it run only when given' })
   .option('compaction-interval', { type: 'string', describe: 'Target fact: the interval at which the target compacts storage history (e.g. 5m); cases that outwait it run only when given' })
   .option('corrupt-object', { type: 'string', array: true, describe: 'Target fact: path of an object whose stored data the target cannot decode (repeatable, one per case that needs one); those cases REMOVE it with the unsafe delete' })
@@ -158,7 +160,7 @@ await yargs(hideBin(process.argv))
   // redirected, lines are not wrapped at all, for the reader's own tools to wrap.
   .wrap(process.stdout.isTTY ? process.stdout.columns || 80 : null)
   .strict()
-  .demandCommand(1, 'name a command: run, list, serve, report, controller-manager, scheduler, mock-cri or agent')
+  .demandCommand(1, 'name a command: run, list, serve, report, cleanup, controller-manager, scheduler, mock-cri or agent')
   .command('run', 'Run conformance cases against a target (the embedded reference without --api or --kubeconfig)', (y) => recordBuilt(runOptions(y))
     .epilog(`${TOKEN_NOTE}\n\n${EXIT_CODES}`),
   (argv) => exitWith(import('./commands/run.js').then((m) => m.cmdRun(argv, VERSION))))
@@ -250,10 +252,36 @@ await yargs(hideBin(process.argv))
     .option('authorization-mode', { type: 'string', describe: 'AlwaysAllow, or Webhook: each request authorized with a SubjectAccessReview on the control plane (authorization.mode; default Webhook)' })
     .epilog('Prints "node: <name>" once its Node is registered (standalone: at once), then "agent: https://..." and, when it generated the certificate, "ca: <file>"; runs until SIGINT or SIGTERM, stopping its workers and leaving containers running, as upstream does across restarts. Exit codes: 0 stopped by a signal; 2 bad usage or cannot start.'),
   (argv) => exitWith(import('./commands/agent.js').then((m) => m.cmdAgent(argv as any))))
-  .command('report <results>', 'Render a saved JSON results file again', (y) => y
-    .positional('results', { type: 'string', demandOption: true, describe: 'File written by run --reporter json=FILE' })
-    .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable' }),
-  (argv) => exitWith(import('./commands/report.js').then((m) => m.cmdReport(argv))))
+  .command('cleanup', 'Remove from a target every object a run labelled (conformance.orch.io/run=<id>) and left behind, e.g. after a second Ctrl-C', (y) => y
+    .option('run-id', { type: 'string', describe: 'The run whose objects to remove (the id its report and its interrupted message name)' })
+    .option('all-runs', { type: 'boolean', describe: 'Remove the objects of every conformance run (any value of the label)' })
+    .option('api', { type: 'string', describe: 'Control-plane base URL with its scheme (wins over --kubeconfig\'s server)' })
+    .option('kubeconfig', { type: 'string', describe: 'Target and credentials from this kubeconfig; explicit flags win' })
+    .option('context', { type: 'string', describe: 'The kubeconfig context to use' })
+    .option('token', { type: 'string', describe: 'Bearer token for the target (visible in ps: prefer --token-file or --kubeconfig)' })
+    .option('token-file', { type: 'string', describe: 'File holding the bearer token for the target' })
+    .option('ca', { type: 'string', describe: 'PEM file of the CA that signed the target\'s certificate' })
+    .option('insecure-skip-tls-verify', { type: 'boolean', describe: 'Do not verify the target\'s certificate' })
+    .option('max-response-bytes', { type: 'number', describe: `Largest response body read from the target (default ${DEFAULT_MAX_RESPONSE_BYTES})` })
+    .option('wait', { type: 'number', default: 60, describe: 'Seconds to wait for deleted objects to be gone (finalizers, namespaces emptying)' })
+    .epilog('Searches every resource the target\'s discovery lists (namespaced and cluster-scoped) for the label, deletes what carries it (namespaces last), releases the run\'s own finalizers (conformance.orch.io/...), then checks that nothing labelled is left. Objects without the label are never touched. Exit codes: 0 nothing labelled is left; 1 objects are still there after --wait; 2 bad usage or credentials the target rejects; 3 target unreachable.'),
+  (argv) => exitWith(import('./commands/cleanup.js').then((m) => m.cmdCleanup(argv))))
+  .command('report', 'Render a saved JSON results file again (report <results>), merge shards (report merge) or compare two runs (report diff)', (y) => y
+    .command('merge <files..>', 'Merge the JSON results of a sharded run (run --shard i/n) into one report: every shard once, same kit version and selection', (m) => m
+      .positional('files', { type: 'string', array: true, demandOption: true, describe: 'Results files of the shards, written by run --shard i/n --reporter json=FILE' })
+      .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable: console, json, junit, markdown, html, tap' })
+      .epilog('Exit codes: as the merged run\'s (0 passed, 1 a case failed or errored, or objects were left behind); 2 the files cannot be merged (different versions or selections, a shard missing or given twice, overlapping shards).'),
+    (argv) => exitWith(import('./commands/report.js').then((m) => m.cmdReportMerge(argv))))
+    .command('diff <base> <head>', 'Compare two runs\' JSON results: regressions (passed -> failed or errored), fixes, other changes, new and removed cases, requirements whose result changed', (d) => d
+      .positional('base', { type: 'string', demandOption: true, describe: 'Results of the run compared against (e.g. the main branch)' })
+      .positional('head', { type: 'string', demandOption: true, describe: 'Results of the run under review' })
+      .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable: console, markdown (fits a pull-request comment), json' })
+      .epilog('Exit codes: 0 no regression; 1 a case that passed in base failed or errored in head; 2 bad usage or unreadable files.'),
+    (argv) => exitWith(import('./commands/report.js').then((m) => m.cmdReportDiff(argv))))
+    .command('$0 <results>', 'Render a saved JSON results file again', (r) => r
+      .positional('results', { type: 'string', demandOption: true, describe: 'File written by run --reporter json=FILE' })
+      .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable' }),
+    (argv) => exitWith(import('./commands/report.js').then((m) => m.cmdReport(argv)))))
   .recommendCommands()
   .fail((msg, err) => {
     if (err) throw err;

@@ -12,7 +12,7 @@ import { collectFindings, findingLabel, type Finding } from '../suites/findings.
 import type { Reporter } from '../reporters/types.js';
 import { ApiClient, createDispatcher, describeError, type TargetConnection } from './client.js';
 import { permissionDenied, rejectedCredentials, TargetAccessError } from './target.js';
-import type { CaseAttempt, CaseResult, CaseStatus, RunReport, RunSelection, RunSummary, VerdictPolicy } from './results.js';
+import type { CaseAttempt, CaseResult, CaseStatus, RunReport, RunSelection, RunSummary, ShardSpec, VerdictPolicy } from './results.js';
 import { computeCoverage, observesAgent } from '../reporters/coverage.js';
 import { policyFailures, nothingRan } from '../reporters/skips.js';
 import { AGENT_COMPONENT, gateComponents, gateMismatch, PER_COMPONENT_GATES, readReportedGates, resolveGates, type ComponentGates } from './gates.js';
@@ -72,6 +72,8 @@ export interface RunOptions {
   /** The run's command line, secrets redacted (RunReport.command). */
   command?: string[];
   version: string;
+  /** `run --shard i/n`: the slice of the selection these cases are, recorded in the report. */
+  shard?: ShardSpec;
 }
 
 /** Run ids are short and DNS-safe: they go into object names. */
@@ -245,6 +247,7 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
     ...(opts.policy && (opts.policy.failOnSkip || opts.policy.minCoverage !== undefined) ? { policy: opts.policy } : {}),
     ...(opts.command ? { command: opts.command } : {}),
     ...(opts.retries ? { retries: opts.retries } : {}),
+    ...(opts.shard ? { shard: { ...opts.shard } } : {}),
   };
   for (const r of reporters) await r.end(report);
   return report;

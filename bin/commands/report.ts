@@ -1,22 +1,71 @@
-// `report`: a saved JSON results file rendered again by any reporter, with the run's exit code.
-import { readFileSync } from 'node:fs';
+// `report`: a saved JSON results file rendered again by any reporter, with the run's exit code;
+// `report merge`: shards' results as one report; `report diff`: what changed between two runs.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { exitCodeFor } from '../../runner/run.js';
 import type { RunReport } from '../../runner/results.js';
 import { UsageError } from '../../runner/errors.js';
 import { createReporter } from '../../reporters/index.js';
 
-export async function cmdReport(argv: any): Promise<number> {
+/** A results file written by `run --reporter json=FILE`, with fields older reports lack filled in. */
+function readResults(file: string): RunReport {
   let report: RunReport;
   try {
-    report = JSON.parse(readFileSync(argv.results, 'utf8'));
+    report = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new UsageError(`cannot read ${argv.results}: ${(err as Error).message}`);
+    throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
   }
-  if (!report || !Array.isArray(report.cases) || !report.summary) throw new UsageError(`${argv.results} is not a results file written by 'run --reporter json=FILE'`);
+  if (!report || !Array.isArray(report.cases) || !report.summary) throw new UsageError(`${file} is not a results file written by 'run --reporter json=FILE'`);
   report.leaks ??= [];
   report.cleanupUnverified ??= [];
   report.strict ??= false;
-  for (const spec of argv.reporter?.length ? argv.reporter : ['console']) await createReporter(spec).end(report);
+  return report;
+}
+
+async function render(report: RunReport, specs: string[] | undefined): Promise<void> {
+  const reporters = (specs?.length ? specs : ['console']).map((spec) => createReporter(spec));
+  for (const r of reporters) await r.end(report);
+}
+
+export async function cmdReport(argv: any): Promise<number> {
+  const report = readResults(argv.results);
+  await render(report, argv.reporter);
   return exitCodeFor(report);
 }
 
+/** `report merge a.json b.json ...`: the shards of one run as one report, exit code as that run's. */
+export async function cmdReportMerge(argv: any): Promise<number> {
+  const { mergeReports } = await import('../../runner/merge.js');
+  const files: string[] = (argv.files ?? []).map(String);
+  const merged = mergeReports(files.map((file) => ({ file, report: readResults(file) })));
+  await render(merged, argv.reporter);
+  return exitCodeFor(merged);
+}
+
+/** `report diff base.json head.json`: exit 1 when head regressed a case that passed in base. */
+export async function cmdReportDiff(argv: any): Promise<number> {
+  const { diffReports, diffExitCode, renderDiff } = await import('../../reporters/diff.js');
+  const diff = diffReports(readResults(argv.base), readResults(argv.head));
+  const specs: string[] = argv.reporter?.length ? argv.reporter : ['console'];
+  // Every reporter name is checked before anything is written.
+  const outputs = specs.map((spec) => {
+    const eq = spec.indexOf('=');
+    const name = (eq === -1 ? spec : spec.slice(0, eq)).trim();
+    const path = eq === -1 || spec.slice(eq + 1) === '-' ? undefined : spec.slice(eq + 1);
+    if (name === 'console' && path !== undefined) throw new UsageError(`the console reporter writes to the terminal and takes no path (got "${spec}")`);
+    return { path, text: renderDiff(name, diff) };
+  });
+  for (const { path, text } of outputs) {
+    if (path === undefined) {
+      process.stdout.write(text);
+      continue;
+    }
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, text);
+    } catch (err) {
+      throw new UsageError(`--reporter: cannot write ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+  }
+  return diffExitCode(diff);
+}

@@ -15,14 +15,17 @@ import { runCases, exitCodeFor, newRunId, assumedGates, gateSkip, planCase, DEFA
 import { FactAllocator } from '../../runner/facts.js';
 import { flagsAskedFor, policyFailures, skipGroups, skipSummaryLines } from '../../reporters/skips.js';
 import type { RunReport, VerdictPolicy } from '../../runner/results.js';
+import { loadShardTimings, parseShard, shardCases, shardRunId } from '../../runner/shard.js';
 import { runEmbedded } from '../../runner/embedded.js';
 import { stderrSink } from '../../reference/log.js';
 import { checkCredentials, probeComponent, probeTarget } from '../../runner/target.js';
 import type { TargetConnection } from '../../runner/client.js';
+import type { ShardSpec } from '../../runner/results.js';
 import { kubeconfigFile, loadKubeconfig, readTokenFile } from '../../runner/kubeconfig.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, UsageError } from '../../runner/errors.js';
 import { createReporter } from '../../reporters/index.js';
 import { EXIT } from './exit-codes.js';
+import { cleanupCommand } from './cleanup.js';
 
 function select(argv: { id?: string[]; focus?: string; skip?: string; suite?: string[]; level?: 'MUST' | 'SHOULD' }): Case[] {
   const suites = (argv.suite ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
@@ -49,7 +52,7 @@ function planRun(given: any) {
   const { argv, rerunArgs } = applyRerun(given);
   const gates = parseGates(argv.gates);
   const statedGates = statedGateNames(argv.gates);
-  const cases = select(argv);
+  const selected = select(argv);
   const expectations = argv.expect ? loadExpectations(argv.expect, ALL_CASES) : undefined;
   if (!Number.isInteger(argv.parallel) || argv.parallel < 1) throw new UsageError('--parallel must be a whole number of at least 1');
   if (!(argv.timeout > 0)) throw new UsageError('--timeout must be a positive number of seconds');
@@ -60,7 +63,8 @@ function planRun(given: any) {
   if (!(progress >= 0)) throw new UsageError('--progress-interval must be a number of seconds, 0 or more (0: no progress lines)');
   const reporterSpecs: string[] = argv.reporter?.length ? argv.reporter : ['console'];
   const reporters = reporterSpecs.map((r) => createReporter(r, { progressIntervalMs: progress * 1000 }));
-  if (cases.length === 0) throw new UsageError('no case matches the selection (see `orch-conformance list` with the same options)');
+  if (selected.length === 0) throw new UsageError('no case matches the selection (see `orch-conformance list` with the same options)');
+  const { shard, cases } = planShard(argv, selected);
 
   const conn = resolveTarget(argv);
   const embedded = conn === undefined;
@@ -72,7 +76,7 @@ function planRun(given: any) {
   if (embedded && factFlags.length) throw new UsageError(`${factFlags.join(', ')} ${factFlags.length > 1 ? 'describe' : 'describes'} a target given with --api: the embedded run configures its references so that every such fact holds`);
   if (embedded && argv.controllers !== undefined) throw new UsageError('--controllers describes a target given with --api: the embedded run starts every controller and the scheduler');
   const node = resolveNodeTargets(argv, conn);
-  return { argv, rerunArgs, gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node, policy };
+  return { argv, rerunArgs, gates, statedGates, selected, shard, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node, policy };
 }
 
 /** `--fail-on-skip` and `--min-coverage`, checked. */
@@ -80,6 +84,20 @@ function verdictPolicy(argv: any): VerdictPolicy {
   const min = argv.minCoverage;
   if (min !== undefined && !(typeof min === 'number' && min >= 0 && min <= 100)) throw new UsageError('--min-coverage must be a percentage from 0 to 100');
   return { ...(argv.failOnSkip ? { failOnSkip: true } : {}), ...(min !== undefined ? { minCoverage: min } : {}) };
+}
+
+/** `--shard i/n` (and `--shard-timings`): this run's slice of the selection; the whole selection without it. */
+function planShard(argv: any, selected: Case[]): { shard?: ShardSpec; cases: Case[] } {
+  if (argv.shard === undefined) {
+    if (argv.shardTimings !== undefined) throw new UsageError('--shard-timings needs --shard: it balances the slices of a sharded run');
+    return { cases: selected };
+  }
+  const shard = parseShard(argv.shard);
+  const timings = argv.shardTimings !== undefined ? loadShardTimings(argv.shardTimings) : undefined;
+  const cases = shardCases(selected, shard, timings);
+  // An empty slice would be a run that checks nothing: a mistake in the CI matrix, said up front.
+  if (cases.length === 0) throw new UsageError(`--shard ${argv.shard}: this slice has no case: the selection has ${selected.length} case(s), so use at most ${selected.length} shard(s)`);
+  return { shard, cases };
 }
 
 /** --agent/--node/--agent-ca, --cri-control and --agent-exec: the spec 001 targets of a run against --api. */
@@ -143,13 +161,25 @@ const SIGNAL_EXIT: Record<string, number> = { SIGINT: EXIT.interrupted, SIGTERM:
 
 export async function cmdRun(given: any, version: string): Promise<number> {
   // `argv` is the command line with what --rerun-failed takes from its results file.
-  const { argv, rerunArgs, gates, statedGates, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node, policy } = planRun(given);
+  const { argv, rerunArgs, gates, statedGates, selected, shard, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node, policy } = planRun(given);
   // Before any case: a report that cannot be written is a usage error now, not after the run.
   checkReportPaths(reporterSpecs);
+  // A shard's run id is its own even when the operator named the run: shards may share a target.
+  const runId = argv.runId === undefined ? newRunId() : shard ? shardRunId(argv.runId, shard) : argv.runId;
+  // The selection is the whole one (every shard records the same, which `report merge` checks); a
+  // shard is a partial run all the same.
+  const selection = buildRunSelection({ ...argv, ids: argv.id, rerunFailed: argv.rerunFailed, gates: argv.gates ? gates : undefined, facts: embedded ? undefined : facts, expectFile: argv.expect, expectations, selected, all: ALL_CASES });
+  if (shard && shard.count > 1) selection.partial = true;
   const interrupt = new AbortController();
   let stoppedBy = EXIT.interrupted as number;
+  // What an interrupted run against a target may leave there is removed by this command.
+  const leftoverHint = () => { if (!embedded) process.stderr.write(`orch-conformance: to remove what run ${runId} left on the target: ${cleanupCommand(argv, runId)}\n`); };
   const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupt.signal.aborted) process.exit(stoppedBy);
+    if (interrupt.signal.aborted) {
+      // Quitting at once skips the cleanup: whatever the cases created stays.
+      leftoverHint();
+      process.exit(stoppedBy);
+    }
     stoppedBy = SIGNAL_EXIT[signal] ?? EXIT.interrupted;
     process.stderr.write(`\ninterrupted (${signal}): stopping running cases and cleaning up (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to quit at once)\n`);
     interrupt.abort();
@@ -159,11 +189,11 @@ export async function cmdRun(given: any, version: string): Promise<number> {
   try {
     const common = {
       expectations, reporters, interrupt: interrupt.signal, version, policy,
-      runId: argv.runId ?? newRunId(), parallel: argv.parallel, timeoutMs: argv.timeout * 1000, strict: !!argv.strict,
+      runId, parallel: argv.parallel, timeoutMs: argv.timeout * 1000, strict: !!argv.strict,
       // With --rerun-failed, the target options it took from its file are appended: a failure's
       // rerun command (--id in place of --rerun-failed) must reach the same target.
       retries: argv.retries ?? 0, command: [...redactArgs(process.argv.slice(2)), ...rerunArgs],
-      selection: buildRunSelection({ ...argv, ids: argv.id, rerunFailed: argv.rerunFailed, gates: argv.gates ? gates : undefined, facts: embedded ? undefined : facts, expectFile: argv.expect, expectations, selected: cases, all: ALL_CASES }),
+      selection, ...(shard ? { shard } : {}),
     };
     let report;
     if (conn === undefined) {
@@ -182,7 +212,10 @@ export async function cmdRun(given: any, version: string): Promise<number> {
       // Each component's gates are read from its orch_feature_enabled, save those --gates states.
       report = await runCases({ ...common, cases, conn, components, node, embedded, gates, statedGates, readGates: true, facts });
     }
-    if (report.interrupted) return stoppedBy;
+    if (report.interrupted) {
+      if (report.leaks.length) leftoverHint();
+      return stoppedBy;
+    }
     const code = exitCodeFor(report);
     const unverified = report.cleanupUnverified?.length ?? 0;
     if (code === EXIT.usage) process.stderr.write(nothingRanMessage(report));
@@ -229,7 +262,7 @@ function checkApiUrl(url: string, from: string): void {
  * The target connection from --api and friends, over a kubeconfig's context when one is named
  * (explicit flags win, field by field); undefined for the embedded reference.
  */
-function resolveTarget(argv: any): TargetConnection | undefined {
+export function resolveTarget(argv: any): TargetConnection | undefined {
   const file = kubeconfigFile(argv.kubeconfig, argv.context);
   const kc = file === undefined ? undefined : loadKubeconfig(file, argv.context);
   if (argv.token !== undefined && argv.tokenFile !== undefined) throw new UsageError('--token and --token-file: give one of them');
@@ -359,7 +392,7 @@ function plannedSkips(plan: ReturnType<typeof planRun>, argv: any): Map<string, 
 export function cmdList(argv: any): number {
   // The same checks as `run`, so a run's command line can be copied here as it is.
   const plan = planRun(argv);
-  const { cases } = plan;
+  const { cases, shard, selected } = plan;
   const skips = plannedSkips(plan, argv);
   const rows = cases.map((c) => ({
     id: c.id, title: c.title, suite: c.suite, requirements: c.requirements, spec: c.spec, level: c.level,
@@ -379,7 +412,7 @@ export function cmdList(argv: any): number {
     const facts = [...r.needs.filter((k) => nodeFlags[k]).map((k) => nodeFlags[k]), ...r.facts.map((f) => FACTS[f].flag)].join(' ');
     process.stdout.write(`${r.id}\n    ${r.level} ${r.spec.doc} §${r.spec.section}  ${r.impact}  ${r.requirements.join(', ')}${gates ? `  gates: ${gates}` : ''}${facts ? `  needs: ${facts}` : ''}${r.controllers ? `  controllers: ${r.controllers.join(',')}` : ''}\n    ${r.title}\n${r.wouldSkip ? `    would be skipped: ${r.wouldSkip}\n` : ''}`);
   }
-  process.stdout.write(`${rows.length} case(s)${skips.size ? `; a run with these options would skip ${skips.size}` : ''}\n`);
+  process.stdout.write(`${rows.length} case(s)${shard ? `: shard ${shard.index}/${shard.count} of ${selected.length} selected` : ''}${skips.size ? `; a run with these options would skip ${skips.size}` : ''}\n`);
   if (skips.size) {
     const listed = cases.filter((c) => skips.has(c.id)).map((c) => ({ id: c.id, status: 'skipped' as const, message: skips.get(c.id)! }));
     process.stdout.write(`Would be skipped, by reason${plan.embedded ? '' : ' (gates not given with --gates taken as the 1.37 defaults; a run reads each component\'s own)'}:\n${skipSummaryLines({ cases: listed }).join('\n')}\n`);
