@@ -75,7 +75,17 @@ export async function startVariantTarget(upstream: string, variants: readonly Le
 // the last stage to stage 0, each on its own copy (a stage's later hooks see the request as it left
 // that stage, as a proxy of its own would); an answer a stage gives passes only the stages after it.
 // Responses, watch heads and watch lines pass the stages from 0 up, each line a stage writes (several
-// lines, or one pushed by watchOpen) reaching the next stage line by line.
+// lines, or one pushed by watchOpen) reaching the next stage line by line. What is hop-by-hop stays
+// with the stage's own hop, as a chain's next proxy would drop or undo it: the connection headers of
+// every stage but the last, and the watch writes a stage splits (only the last stage's splits reach
+// the client).
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
+
+/** The headers as the next proxy of a chain receives them: without the hop-by-hop ones. */
+function dropHopByHop(headers: Record<string, string>): void {
+  for (const k of Object.keys(headers)) if (HOP_BY_HOP.has(k.toLowerCase())) delete headers[k];
+}
 
 const copyOf = (r: ProxiedRequest): ProxiedRequest => ({ method: r.method, path: r.path, headers: { ...r.headers }, body: r.body });
 
@@ -86,7 +96,8 @@ const copyOf = (r: ProxiedRequest): ProxiedRequest => ({ method: r.method, path:
 function asReceived(res: ProxiedResponse, own = false): ProxiedResponse {
   const headers: Record<string, string> = own ? { 'content-type': 'application/json' } : {};
   for (const [k, v] of Object.entries(res.headers)) headers[k.toLowerCase()] = v;
-  for (const k of ['connection', 'keep-alive', 'transfer-encoding', 'content-length']) delete headers[k];
+  dropHopByHop(headers);
+  delete headers['content-length'];
   return { status: res.status, headers, body: res.body };
 }
 
@@ -114,7 +125,10 @@ function answerUp(stages: readonly Breakage[], from: number, to: number, views: 
   // A watch answered before its stream began reaches the later stages as a (short) stream.
   if (to > from && isWatchPath(views[from]!.path)) {
     const head = { status: res.status, headers: res.headers };
-    for (let i = from; i < to; i++) stages[i]!.watchHead?.(views[i]!, head);
+    for (let i = from; i < to; i++) {
+      stages[i]!.watchHead?.(views[i]!, head);
+      if (i < stages.length - 1) dropHopByHop(head.headers);
+    }
     // Line by line as the proxy reads a stream: a last piece without a newline is a line too.
     const parts = res.body.split('\n');
     const last = parts.pop()!;
@@ -126,7 +140,10 @@ function answerUp(stages: readonly Breakage[], from: number, to: number, views: 
     if (last) body += linesUp(stages, from, to, views, last) ?? '';
     return { status: head.status, headers: head.headers, body };
   }
-  for (let i = from; i < to; i++) stages[i]!.response?.(views[i]!, res);
+  for (let i = from; i < to; i++) {
+    stages[i]!.response?.(views[i]!, res);
+    if (i < stages.length - 1) dropHopByHop(res.headers);
+  }
   return res;
 }
 
@@ -172,13 +189,19 @@ function composed(stages: readonly Breakage[]): Breakage {
   if (stages.some((s) => s.response)) {
     out.response = (req, res) => {
       const vs = views(req);
-      for (let i = 0; i < n; i++) stages[i]!.response?.(vs[i]!, res);
+      for (let i = 0; i < n; i++) {
+        stages[i]!.response?.(vs[i]!, res);
+        if (i < n - 1) dropHopByHop(res.headers);
+      }
     };
   }
   if (stages.some((s) => s.watchHead)) {
     out.watchHead = (req, head) => {
       const vs = views(req);
-      for (let i = 0; i < n; i++) stages[i]!.watchHead?.(vs[i]!, head);
+      for (let i = 0; i < n; i++) {
+        stages[i]!.watchHead?.(vs[i]!, head);
+        if (i < n - 1) dropHopByHop(head.headers);
+      }
     };
   }
   if (stages.some((s) => s.watchLine)) out.watchLine = (req, line) => linesUp(stages, 0, n, views(req), line);
@@ -193,17 +216,8 @@ function composed(stages: readonly Breakage[]): Breakage {
       return () => { for (const stop of stops) stop?.(); };
     };
   }
-  if (stages.some((s) => s.watchSplit)) {
-    out.watchSplit = (req, text) => {
-      const vs = views(req);
-      let pieces = [text];
-      for (let i = 0; i < n; i++) {
-        const split = stages[i]!.watchSplit;
-        if (split) pieces = pieces.flatMap((p) => split(vs[i]!, p));
-      }
-      return pieces;
-    };
-  }
+  const split = stages[n - 1]?.watchSplit;
+  if (split) out.watchSplit = (req, text) => split(views(req)[n - 1]!, text);
   return out;
 }
 
