@@ -2,6 +2,9 @@
 // (status codes it lists side by side, the rules it words with "may", whatever it does not fix such
 // as key order or wording). It is the proxy of broken-target.ts in front of a reference, with hooks
 // that take one such freedom; the whole suite must pass against it (test/legal-variants.test.ts).
+// Several variants combine in ONE proxy: their hooks apply in order inside the one hop, as a chain
+// of proxies, one per variant, would apply them (a request crossing nine proxies cost most of a
+// combined run's CPU).
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { processSelfSigned } from '../../reference/tls.js';
@@ -12,7 +15,10 @@ import { startBrokenTarget, type Breakage, type ProxiedRequest, type ProxiedResp
 export interface VariantContext {
   /** The facts the run is told about the target (e.g. its continue-token validity). */
   readonly facts: TargetFacts;
-  /** Sends a (non-watch) request to the reference behind the proxy, for hooks that try it first. */
+  /**
+   * Sends a (non-watch) request to what stands behind the variant: the variants nearer the
+   * reference (their hooks applied), then the reference. For hooks that try a request first.
+   */
   forward(req: ProxiedRequest): Promise<ProxiedResponse>;
 }
 
@@ -21,7 +27,7 @@ export interface LegalVariant {
   readonly name: string;
   /** The freedom it takes and where the spec gives it. */
   readonly freedom: string;
-  /** The proxy's hooks, made once per proxy so that state (token maps, streams) stays per target. */
+  /** The proxy's hooks, made once per target so that state (token maps, streams) stays per target. */
   hooks(ctx: VariantContext): Breakage;
   /** Cases run at once against it (default 16): higher where every request waits (delays). */
   readonly parallel?: number;
@@ -32,29 +38,187 @@ export interface VariantTarget {
   /** The CA the run must trust for `url` (when it is https). */
   caPem?: string;
   /**
-   * How many requests, responses and watch lines the variant changed (or answered, or added) so
-   * far: a variant that changes nothing proves nothing.
+   * How many requests, responses and watch lines each variant (by name) changed (or answered, or
+   * added) so far: a variant that changes nothing proves nothing.
    */
-  edits(): number;
+  edits(): Record<string, number>;
   close(): Promise<void>;
 }
 
 /**
- * Starts a variant in front of `upstream`. It serves HTTPS when the upstream does (or as `serveTls`
- * says), with a certificate from reference/tls.ts, so that the HTTPS rules (spec 002 §1) still hold
- * where the run connects.
+ * Starts a target taking every freedom of `variants` at once (nearest the reference first) in front
+ * of `upstream`. It serves HTTPS when the upstream does (or as `serveTls` says), with a certificate
+ * from reference/tls.ts, so that the HTTPS rules (spec 002 §1) still hold where the run connects.
  */
-export async function startVariantTarget(upstream: string, variant: LegalVariant, opts: { caPem?: string; facts?: TargetFacts; serveTls?: boolean } = {}): Promise<VariantTarget> {
+export async function startVariantTarget(upstream: string, variants: readonly LegalVariant[], opts: { caPem?: string; facts?: TargetFacts; serveTls?: boolean } = {}): Promise<VariantTarget> {
   const tls = (opts.serveTls ?? upstream.startsWith('https:')) ? processSelfSigned('127.0.0.1') : undefined;
   const agent = upstream.startsWith('https:') ? new HttpsAgent({ keepAlive: true, timeout: 4_000, ...(opts.caPem ? { ca: opts.caPem } : {}) }) : new HttpAgent({ keepAlive: true, timeout: 4_000 });
-  const ctx: VariantContext = { facts: opts.facts ?? {}, forward: (req) => forward(upstream, req, agent) };
-  const counted = counting(variant.hooks(ctx));
-  const proxy = await startBrokenTarget(upstream, counted.hooks, { caPem: opts.caPem, tls });
+  const stages: Breakage[] = [];
+  const counted: Array<{ name: string; counter: { edits: number } }> = [];
+  for (const [i, v] of variants.entries()) {
+    // A variant's forward reaches what a chain of proxies would put behind it: the stages before it.
+    const ctx: VariantContext = { facts: opts.facts ?? {}, forward: (req) => exchange(stages, i, req, (r) => forward(upstream, r, agent)) };
+    const c = counting(v.hooks(ctx));
+    stages.push(c.hooks);
+    counted.push({ name: v.name, counter: c });
+  }
+  const proxy = await startBrokenTarget(upstream, composed(stages), { caPem: opts.caPem, tls });
   const close = async () => {
     agent.destroy();
     await proxy.close();
   };
-  return { url: proxy.url, caPem: tls?.caPem, edits: () => counted.edits, close };
+  const edits = () => Object.fromEntries(counted.map((c) => [c.name, c.counter.edits]));
+  return { url: proxy.url, caPem: tls?.caPem, edits, close };
+}
+
+// Composition. Stage 0 stands nearest the reference. A request passes the stages' request hooks from
+// the last stage to stage 0, each on its own copy (a stage's later hooks see the request as it left
+// that stage, as a proxy of its own would); an answer a stage gives passes only the stages after it.
+// Responses, watch heads and watch lines pass the stages from 0 up, each line a stage writes (several
+// lines, or one pushed by watchOpen) reaching the next stage line by line. What is hop-by-hop stays
+// with the stage's own hop, as a chain's next proxy would drop or undo it: the connection headers of
+// every stage but the last, and the watch writes a stage splits (only the last stage's splits reach
+// the client).
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
+
+/** The headers as the next proxy of a chain receives them: without the hop-by-hop ones. */
+function dropHopByHop(headers: Record<string, string>): void {
+  for (const k of Object.keys(headers)) if (HOP_BY_HOP.has(k.toLowerCase())) delete headers[k];
+}
+
+const copyOf = (r: ProxiedRequest): ProxiedRequest => ({ method: r.method, path: r.path, headers: { ...r.headers }, body: r.body });
+
+/**
+ * An answer as the next proxy of a chain would read it: lower-case headers, no hop-by-hop ones; a
+ * stage's own answer is JSON unless it says otherwise (broken-target.ts writes it so).
+ */
+function asReceived(res: ProxiedResponse, own = false): ProxiedResponse {
+  const headers: Record<string, string> = own ? { 'content-type': 'application/json' } : {};
+  for (const [k, v] of Object.entries(res.headers)) headers[k.toLowerCase()] = v;
+  dropHopByHop(headers);
+  delete headers['content-length'];
+  return { status: res.status, headers, body: res.body };
+}
+
+const isWatchPath = (path: string) => /[?&]watch=(true|1)\b/.test(path) || path.includes('/watch/');
+
+/**
+ * The request hooks of stages `below - 1` down to 0 on copies of `req` (the copies, by stage, in
+ * `views`); an early answer, with the response hooks of the stages between, or undefined when the
+ * request goes on (as `views[0]`, or `req` itself when there is no stage below).
+ */
+async function requestDown(stages: readonly Breakage[], below: number, req: ProxiedRequest, views: ProxiedRequest[]): Promise<ProxiedResponse | undefined> {
+  let cur = req;
+  for (let i = below - 1; i >= 0; i--) {
+    const view = copyOf(cur);
+    views[i] = view;
+    const early = await stages[i]!.request?.(view);
+    if (early) return answerUp(stages, i + 1, below, views, asReceived(early, true));
+    cur = view;
+  }
+  return undefined;
+}
+
+/** An answer given by the stage before `from`, through the stages from `from` to `to - 1`. */
+function answerUp(stages: readonly Breakage[], from: number, to: number, views: readonly ProxiedRequest[], res: ProxiedResponse): ProxiedResponse {
+  // A watch answered before its stream began reaches the later stages as a (short) stream.
+  if (to > from && isWatchPath(views[from]!.path)) {
+    const head = { status: res.status, headers: res.headers };
+    for (let i = from; i < to; i++) {
+      stages[i]!.watchHead?.(views[i]!, head);
+      if (i < stages.length - 1) dropHopByHop(head.headers);
+    }
+    // Line by line as the proxy reads a stream: a last piece without a newline is a line too.
+    const parts = res.body.split('\n');
+    const last = parts.pop()!;
+    let body = '';
+    for (const line of parts) {
+      const up = linesUp(stages, from, to, views, line);
+      if (up !== undefined) body += `${up}\n`;
+    }
+    if (last) body += linesUp(stages, from, to, views, last) ?? '';
+    return { status: head.status, headers: head.headers, body };
+  }
+  for (let i = from; i < to; i++) {
+    stages[i]!.response?.(views[i]!, res);
+    if (i < stages.length - 1) dropHopByHop(res.headers);
+  }
+  return res;
+}
+
+/** A watch line through the watchLine hooks of stages `from` to `to - 1`; undefined when dropped. */
+function linesUp(stages: readonly Breakage[], from: number, to: number, views: readonly ProxiedRequest[], line: string): string | undefined {
+  let lines = [line];
+  for (let i = from; i < to && lines.length; i++) {
+    const hook = stages[i]!.watchLine;
+    if (!hook) continue;
+    const view = views[i]!;
+    lines = lines.flatMap((l) => {
+      const out = hook(view, l);
+      return out === undefined ? [] : out.split('\n');
+    });
+  }
+  return lines.length ? lines.join('\n') : undefined;
+}
+
+/** A request sent from stage `at`: through the stages below it, then `send` to the reference. */
+async function exchange(stages: readonly Breakage[], at: number, req: ProxiedRequest, send: (r: ProxiedRequest) => Promise<ProxiedResponse>): Promise<ProxiedResponse> {
+  const views: ProxiedRequest[] = [];
+  const early = await requestDown(stages, at, req, views);
+  if (early) return early;
+  return answerUp(stages, 0, at, views, asReceived(await send(at > 0 ? views[0]! : req)));
+}
+
+/** One Breakage doing what the stages do, for the proxy of broken-target.ts. */
+function composed(stages: readonly Breakage[]): Breakage {
+  const n = stages.length;
+  // Each request's copies, by stage: the proxy passes its own request object to every hook.
+  const viewsOf = new WeakMap<ProxiedRequest, ProxiedRequest[]>();
+  const views = (req: ProxiedRequest) => viewsOf.get(req) ?? stages.map(() => req);
+  const out: Breakage = {
+    async request(req) {
+      const vs: ProxiedRequest[] = [];
+      const early = await requestDown(stages, n, req, vs);
+      if (early) return early;
+      // The proxy sends what left stage 0.
+      if (n > 0) Object.assign(req, copyOf(vs[0]!));
+      viewsOf.set(req, vs);
+    },
+  };
+  if (stages.some((s) => s.response)) {
+    out.response = (req, res) => {
+      const vs = views(req);
+      for (let i = 0; i < n; i++) {
+        stages[i]!.response?.(vs[i]!, res);
+        if (i < n - 1) dropHopByHop(res.headers);
+      }
+    };
+  }
+  if (stages.some((s) => s.watchHead)) {
+    out.watchHead = (req, head) => {
+      const vs = views(req);
+      for (let i = 0; i < n; i++) {
+        stages[i]!.watchHead?.(vs[i]!, head);
+        if (i < n - 1) dropHopByHop(head.headers);
+      }
+    };
+  }
+  if (stages.some((s) => s.watchLine)) out.watchLine = (req, line) => linesUp(stages, 0, n, views(req), line);
+  if (stages.some((s) => s.watchOpen)) {
+    out.watchOpen = (req, push) => {
+      const vs = views(req);
+      // What a stage pushes passes the watchLine hooks of the stages after it.
+      const stops = stages.map((s, i) => s.watchOpen?.(vs[i]!, (line) => {
+        const up = linesUp(stages, i + 1, n, vs, line);
+        if (up !== undefined) push(up);
+      }));
+      return () => { for (const stop of stops) stop?.(); };
+    };
+  }
+  const split = stages[n - 1]?.watchSplit;
+  if (split) out.watchSplit = (req, text) => split(views(req)[n - 1]!, text);
+  return out;
 }
 
 /** The hooks, counting every call that changed what passes through. */

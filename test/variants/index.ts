@@ -43,6 +43,10 @@ export const VARIANTS: readonly LegalVariant[] = [
  * a Warning no case's rule is about, and pods-deleted-at-once only when a pod goes; event-note-1000 refuses only Event writes with long notes:
  * none of them touches what the variants beside them change. patch-types-merge-only makes the apply
  * and strategic-merge cases skip, which limit-ignored's pagination skips do not overlap.
+ * A run's variants share one proxy (test/helpers/variant-target.ts) that applies them as a chain of a
+ * proxy per variant would: hop-by-hop freedoms (`Connection: close`, watch writes split in pieces)
+ * reach the run's client only from the last variant of its list, so connection-close-split-watch,
+ * second in its run, shows them to the client only when it runs alone.
  * `LEGAL_VARIANTS=each` runs every variant alone, to tell which freedom a failure comes from.
  */
 export const VARIANT_RUNS: readonly (readonly string[])[] = [
