@@ -2,7 +2,7 @@
 import { findingLabel, type Finding } from '../suites/findings.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { CaseResult, Exchange, RunReport } from '../runner/results.js';
+import type { CaseAttempt, CaseResult, Exchange, RunReport } from '../runner/results.js';
 import type { Reporter } from './types.js';
 import { isPartial } from './coverage.js';
 
@@ -131,9 +131,71 @@ export function exchangeSummary(ex: Exchange): string {
 /** Bodies in human-readable reports are cut to this many characters. */
 export const BODY_LIMIT = 4096;
 
+/** Where a reader finds what a human-readable report cut: the JSON report keeps every exchange whole. */
+export const FULL_TEXT_HINT = 'the full text is in the JSON report (--reporter json=<path>)';
+
 export function truncate(s: string, max = BODY_LIMIT): string {
   if (s.length <= max) return s;
-  return `${s.slice(0, max)}\n… (truncated, ${s.length - max} more characters)`;
+  return `${s.slice(0, max)}\n… (truncated, ${s.length - max} more characters; ${FULL_TEXT_HINT})`;
+}
+
+/** Exchanges a human-readable report shows per case (or attempt); the JSON report keeps them all. */
+export const EXCHANGES_SHOWN = 12;
+/** Of those, the first few: the set-up; the rest are the last ones, where a failure usually is. */
+const EXCHANGES_SHOWN_FIRST = 3;
+
+/** An exchange as a report shows it: `n` is its 1-based place in the case's full list. */
+export interface NumberedExchange {
+  ex: Exchange;
+  n: number;
+}
+
+/**
+ * The exchanges a report shows of a list, each with its number in the full list, and how many
+ * between were left out (`omittedAfter`: the index in `shown` after which they go). A case that
+ * polled a controller for 20 s records hundreds of reads; one page of them helps nobody.
+ */
+export function shownExchanges(exchanges: readonly Exchange[], max = EXCHANGES_SHOWN): { shown: NumberedExchange[]; omitted: number; omittedAfter: number } {
+  const numbered = exchanges.map((ex, i) => ({ ex, n: i + 1 }));
+  if (numbered.length <= max) return { shown: numbered, omitted: 0, omittedAfter: -1 };
+  const first = Math.min(EXCHANGES_SHOWN_FIRST, max);
+  const last = max - first;
+  return {
+    shown: [...numbered.slice(0, first), ...numbered.slice(numbered.length - last)],
+    omitted: numbered.length - max,
+    omittedAfter: first - 1,
+  };
+}
+
+/** The line a report puts where exchanges were left out. */
+export function omittedExchangesText(omitted: number): string {
+  return `… ${plural(omitted, 'exchange')} left out here; the JSON report has every exchange`;
+}
+
+/** The exchanges a report details for a case: its own and every earlier attempt's. */
+function detailedExchangeCount(c: CaseResult): number {
+  const lists = [c.exchanges, ...(c.attempts ?? []).slice(0, -1).map((a) => a.exchanges)];
+  return lists.reduce((n, l) => n + Math.min(l.length, EXCHANGES_SHOWN), 0);
+}
+
+/** Below this, a body says too little to be worth showing cut. */
+const MIN_BODY_LIMIT = 256;
+
+/**
+ * How many characters of each body a report shows, so that the bodies of every exchange it
+ * details fit `budget` characters in all (two bodies per exchange): the full BODY_LIMIT for a
+ * run with a few failures, less (down to MIN_BODY_LIMIT) for one with a thousand.
+ */
+export function bodyLimitFor(cases: readonly CaseResult[], budget: number, max = BODY_LIMIT): number {
+  const bodies = 2 * cases.reduce((n, c) => n + detailedExchangeCount(c), 0);
+  if (bodies === 0) return max;
+  return Math.max(MIN_BODY_LIMIT, Math.min(max, Math.floor(budget / bodies)));
+}
+
+/** Cuts one-line text (a message in a table cell) to `max` characters, saying so. */
+export function clip(s: string, max: number): string {
+  if (s.length <= max) return s;
+  return `${s.slice(0, max)}… (${s.length - max} more characters in the case's details)`;
 }
 
 /** Pretty-prints a JSON body (when it parses) and truncates it. */
@@ -245,6 +307,26 @@ export function failedCases(report: RunReport): CaseResult[] {
   return report.cases.filter((c) => c.status === 'failed' || c.status === 'errored');
 }
 
+/** Cases that passed on a retry (`run --retries`): the reports detail each failed attempt. */
+export function flakyCases(report: RunReport): CaseResult[] {
+  return report.cases.filter((c) => c.status === 'flaky');
+}
+
+/** Cases whose evidence the auditor reports detail: failures and errors, warnings, flaky cases. */
+export function detailedCases(report: RunReport): CaseResult[] {
+  return [...failedCases(report), ...warnedCases(report), ...flakyCases(report)];
+}
+
+/** True for a case the auditor reports detail (so a row may link to its details). */
+export function isDetailed(c: CaseResult): boolean {
+  return c.status === 'failed' || c.status === 'errored' || c.status === 'warned' || c.status === 'flaky';
+}
+
+/** "attempt 2 of 3: failed (1.2s): message", one line per attempt, for every report. */
+export function attemptLine(a: CaseAttempt, i: number, of: number): string {
+  return `attempt ${i + 1} of ${of}: ${OUTCOME_LABEL[a.status as Outcome] ?? a.status} (${formatDuration(a.durationMs)})${a.message ? `: ${a.message}` : ''}`;
+}
+
 /** Failed SHOULD cases of a run without --strict. */
 export function warnedCases(report: RunReport): CaseResult[] {
   return report.cases.filter((c) => c.status === 'warned');
@@ -309,6 +391,8 @@ export function summaryFacts(report: RunReport): [string, string][] {
     ['Warnings (SHOULD rules not met)', String(s.warned)],
     ['Skipped', String(s.skipped)],
     ['Interrupted', String(s.interrupted)],
+    ...(s.unstarted ? [['Not started (the run was interrupted first)', String(s.unstarted)] as [string, string]] : []),
+    ...(s.flaky ? [['Flaky (failed, then passed on a retry)', String(s.flaky)] as [string, string]] : []),
     ['Known failures (do not fail the run)', String(s.knownFailures)],
     ['Unexpected passes (fail the run)', String(s.unexpectedPasses)],
     ['Leaked objects', String(report.leaks.length)],

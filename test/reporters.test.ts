@@ -159,6 +159,8 @@ t.test('junit: well-formed, counts, escaping', async (t) => {
   // 6 cases plus the run-level cleanup check, which fails because of the leak.
   t.match(root.attrs, { tests: '7', failures: '3', errors: '1', skipped: '2' });
   t.equal(Number(root.attrs.time), 4.321);
+  // Suites run interleaved in one run: each suite's time is the run's wall time, not a sum of cases.
+  for (const s of all(root, 'testsuite').filter((s) => s.attrs.name !== 'orch-conformance run')) t.equal(Number(s.attrs.time), 4.321, `suite ${s.attrs.name}: wall time`);
 
   const suites = Object.fromEntries(all(root, 'testsuite').map((s) => [s.attrs.name, s.attrs]));
   t.match(suites.storageclass, { tests: '3', failures: '0', errors: '1', skipped: '1' });
@@ -173,12 +175,20 @@ t.test('junit: well-formed, counts, escaping', async (t) => {
   t.equal(cases.filter((c) => c.children.some((x) => x.name === 'error')).length, Number(root.attrs.errors));
   t.equal(cases.filter((c) => c.children.some((x) => x.name === 'skipped')).length, Number(root.attrs.skipped));
 
-  const byName = (id: string): El => cases.find((c) => c.attrs.name!.startsWith(`${id}: `))!;
+  const byName = (id: string): El => cases.find((c) => c.attrs.name === id)!;
+  // The testcase's result element (after its properties).
+  const result = (c: El): El => c.children.find((x) => x.name !== 'properties')!;
   const f = byName(failed.id);
   t.equal(f.attrs.classname, 'status');
-  t.equal(f.attrs.name, `${failed.id}: ${failed.title}`, 'name attribute escaped and decoded back');
+  t.equal(f.attrs.name, failed.id, 'named by the case id alone, stable when a title changes');
   t.equal(f.attrs.time, '0.012');
-  const failure = f.children[0]!;
+  t.equal(f.children[0]!.name, 'properties', 'properties first');
+  t.same(
+    all(f.children[0]!, 'property').map((p) => [p.attrs.name, p.attrs.value]),
+    [['requirement', REQ_NOT_FOUND], ['spec', '000 §7'], ['level', 'MUST'], ['title', failed.title]],
+    'requirement ids, spec section, level and title (escaped and decoded back) as properties',
+  );
+  const failure = result(f);
   t.equal(failure.name, 'failure');
   t.equal(failure.attrs.message, failed.message.replace('\u0001', ''), 'message round-trips, control char stripped');
   t.match(failure.text, `expected: ${failed.expected}`);
@@ -188,16 +198,16 @@ t.test('junit: well-formed, counts, escaping', async (t) => {
   t.match(failure.text, '<script>alert(1)</script> & \\u0007 done', 'response body included (decoded)');
   t.notOk(/[\u0001\u0007]/.test(xml), 'no control characters in the XML');
 
-  t.equal(byName(errored.id).children[0]!.name, 'error');
-  t.equal(byName(skipped.id).children[0]!.attrs.message, 'feature gate Foo is off');
-  const k = byName(known.id).children[0]!;
+  t.equal(result(byName(errored.id)).name, 'error');
+  t.equal(result(byName(skipped.id)).attrs.message, 'feature gate Foo is off');
+  const k = result(byName(known.id));
   t.equal(k.name, 'skipped');
   t.equal(k.attrs.message, 'known failure: upstream bug #123');
-  const u = byName(unexpected.id).children[0]!;
+  const u = result(byName(unexpected.id));
   t.equal(u.name, 'failure');
   t.equal(u.attrs.type, 'unexpected-pass');
   t.equal(u.attrs.message, unexpected.message);
-  t.equal(byName(passed.id).children.length, 0);
+  t.same(byName(passed.id).children.map((x) => x.name), ['properties'], 'a pass has its properties only');
 
   const cleanup = cases.find((c) => c.attrs.name === 'run: cleanup')!;
   t.equal(cleanup.children[0]!.name, 'failure');
@@ -345,7 +355,9 @@ t.test('html report: self-contained, escaped, well-formed', async (t) => {
   checkAuditorReport(t, html, /<h3 id="[^"]*">([\d.]+)/g, (x) => x.slice(x.indexOf('id="doc-000"'), x.indexOf('id="doc-001"')));
   t.ok(html.startsWith('<!DOCTYPE html>'));
   t.doesNotThrow(() => parseXml(html), 'balanced, properly escaped markup');
-  t.notMatch(html, /<script/i, 'no script element from data');
+  // One script, the report's own (the filter), and a CSP that lets only it run (see report-browser.test.ts).
+  t.equal((html.match(/<script/gi) ?? []).length, 1, 'no script element from data, only the report\'s own');
+  t.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src &#39;sha256-[^"]+; script-src &#39;sha256-[A-Za-z0-9+\/=]+&#39;; /);
   t.notMatch(html, /\b(src|href)="(https?:)?\/\//, 'no external assets');
   t.match(html, '&lt;script&gt;alert(1)&lt;/script&gt;');
   t.match(html, '<details>');
@@ -576,7 +588,7 @@ t.test('junit and tap carry warnings with expected vs actual, counted apart', as
   const r = passingWithWarning();
   const root = parseXml(renderJunit(r));
   t.match(root.attrs, { tests: '3', failures: '0', errors: '0', skipped: '1' }, 'a warning does not turn CI red');
-  const w = all(root, 'testcase').find((c) => c.attrs.name!.startsWith(warned.id))!;
+  const w = all(root, 'testcase').find((c) => c.attrs.name === warned.id)!;
   const out = w.children.find((c) => c.name === 'system-out')!;
   t.match(out.text, 'WARNING (SHOULD)');
   t.match(out.text, `expected: ${warned.expected}`);
