@@ -136,13 +136,11 @@ export const FULL_TEXT_HINT = 'the full text is in the JSON report (--reporter j
 
 export function truncate(s: string, max = BODY_LIMIT): string {
   if (s.length <= max) return s;
-  return `${s.slice(0, max)}\n… (truncated, ${s.length - max} more characters; ${FULL_TEXT_HINT})`;
+  return `${s.slice(0, max)}\n… (truncated: ${s.length - max} more characters in the JSON report)`;
 }
 
-/** Exchanges a human-readable report shows per case (or attempt); the JSON report keeps them all. */
+/** Exchanges a human-readable report shows per case (or attempt) at most; the JSON report keeps them all. */
 export const EXCHANGES_SHOWN = 12;
-/** Of those, the first few: the set-up; the rest are the last ones, where a failure usually is. */
-const EXCHANGES_SHOWN_FIRST = 3;
 
 /** An exchange as a report shows it: `n` is its 1-based place in the case's full list. */
 export interface NumberedExchange {
@@ -152,18 +150,18 @@ export interface NumberedExchange {
 
 /**
  * The exchanges a report shows of a list, each with its number in the full list, and how many
- * between were left out (`omittedAfter`: the index in `shown` after which they go). A case that
- * polled a controller for 20 s records hundreds of reads; one page of them helps nobody.
+ * between were left out (`omittedBefore`: the index in `shown` before which they go, -1 for none). A case that
+ * polled a controller for 20 s records hundreds of reads; one page of them helps nobody. A quarter
+ * of those shown are the first (the set-up), the rest the last, where a failure usually is.
  */
-export function shownExchanges(exchanges: readonly Exchange[], max = EXCHANGES_SHOWN): { shown: NumberedExchange[]; omitted: number; omittedAfter: number } {
+export function shownExchanges(exchanges: readonly Exchange[], max = EXCHANGES_SHOWN): { shown: NumberedExchange[]; omitted: number; omittedBefore: number } {
   const numbered = exchanges.map((ex, i) => ({ ex, n: i + 1 }));
-  if (numbered.length <= max) return { shown: numbered, omitted: 0, omittedAfter: -1 };
-  const first = Math.min(EXCHANGES_SHOWN_FIRST, max);
-  const last = max - first;
+  if (numbered.length <= max) return { shown: numbered, omitted: 0, omittedBefore: -1 };
+  const first = Math.floor(max / 4);
   return {
-    shown: [...numbered.slice(0, first), ...numbered.slice(numbered.length - last)],
+    shown: [...numbered.slice(0, first), ...numbered.slice(numbered.length - (max - first))],
     omitted: numbered.length - max,
-    omittedAfter: first - 1,
+    omittedBefore: first,
   };
 }
 
@@ -172,30 +170,46 @@ export function omittedExchangesText(omitted: number): string {
   return `… ${plural(omitted, 'exchange')} left out here; the JSON report has every exchange`;
 }
 
-/** The exchanges a report details for a case: its own and every earlier attempt's. */
-function detailedExchangeCount(c: CaseResult): number {
-  const lists = [c.exchanges, ...(c.attempts ?? []).slice(0, -1).map((a) => a.exchanges)];
-  return lists.reduce((n, l) => n + Math.min(l.length, EXCHANGES_SHOWN), 0);
+/** How much evidence a report shows per exchange list and per body (evidencePlan). */
+export interface EvidencePlan {
+  exchangesShown: number;
+  bodyLimit: number;
 }
 
 /** Below this, a body says too little to be worth showing cut. */
 const MIN_BODY_LIMIT = 256;
+/** Bodies are cut shorter, down to this, before fewer exchanges are shown. */
+const SHORT_BODY_LIMIT = 512;
 
 /**
- * How many characters of each body a report shows, so that the bodies of every exchange it
- * details fit `budget` characters in all (two bodies per exchange): the full BODY_LIMIT for a
- * run with a few failures, less (down to MIN_BODY_LIMIT) for one with a thousand.
+ * How much of the exchanges of the detailed `cases` (each case's and each earlier attempt's) a
+ * report shows, so that their bodies (two per exchange) fit `budget` characters: every exchange up
+ * to EXCHANGES_SHOWN with bodies of `max` characters for a run with a few failures; for one with a
+ * thousand, shorter bodies first, then fewer exchanges (12, 6, 3), bodies never under MIN_BODY_LIMIT.
  */
-export function bodyLimitFor(cases: readonly CaseResult[], budget: number, max = BODY_LIMIT): number {
-  const bodies = 2 * cases.reduce((n, c) => n + detailedExchangeCount(c), 0);
-  if (bodies === 0) return max;
-  return Math.max(MIN_BODY_LIMIT, Math.min(max, Math.floor(budget / bodies)));
+export function evidencePlan(cases: readonly CaseResult[], budget: number, max = BODY_LIMIT): EvidencePlan {
+  const lists = cases.flatMap((c) => [c.exchanges, ...(c.attempts ?? []).slice(0, -1).map((a) => a.exchanges)]);
+  const steps = [EXCHANGES_SHOWN, EXCHANGES_SHOWN / 2, EXCHANGES_SHOWN / 4];
+  for (const exchangesShown of steps) {
+    const bodies = 2 * lists.reduce((n, l) => n + Math.min(l.length, exchangesShown), 0);
+    const limit = bodies ? Math.floor(budget / bodies) : max;
+    if (limit >= Math.min(SHORT_BODY_LIMIT, max) || exchangesShown === steps.at(-1)) {
+      return { exchangesShown, bodyLimit: Math.max(MIN_BODY_LIMIT, Math.min(max, limit)) };
+    }
+  }
+  throw new Error('unreachable');
 }
 
-/** Cuts one-line text (a message in a table cell) to `max` characters, saying so. */
+/**
+ * Cuts one-line text (a message in a table cell) to about `max` characters, keeping its start and
+ * its end: a skip reason ends with the flag that would enable the case, a failure with what the
+ * target did.
+ */
 export function clip(s: string, max: number): string {
   if (s.length <= max) return s;
-  return `${s.slice(0, max)}… (${s.length - max} more characters in the case's details)`;
+  const tail = Math.floor(max / 3);
+  const head = max - tail;
+  return `${s.slice(0, head)} … (${s.length - max} characters left out) … ${s.slice(s.length - tail)}`;
 }
 
 /** Pretty-prints a JSON body (when it parses) and truncates it. */

@@ -11,6 +11,7 @@ import {
   type Outcome,
   anchor,
   BODY_LIMIT,
+  EXCHANGES_SHOWN,
   displayBody,
   escapeAttr,
   escapeText as h,
@@ -30,7 +31,8 @@ import {
   findingLines,
   FULL_TEXT_HINT,
   attemptLine,
-  bodyLimitFor,
+  evidencePlan,
+  type EvidencePlan,
   clip,
   detailedCases,
   isDetailed,
@@ -103,7 +105,7 @@ const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(
 export const CSP = `default-src 'none'; style-src ${sha256(CSS)}; script-src ${sha256(SCRIPT)}; base-uri 'none'; form-action 'none'`;
 
 /** Characters of bodies the details may take in all, before bodies are cut shorter than BODY_LIMIT. */
-const BODY_BUDGET = 2 * 1024 * 1024;
+const BODY_BUDGET = 1024 * 1024;
 
 /** A message in a table cell is cut to this many characters; the case's details have it whole. */
 const NOTE_LIMIT = 300;
@@ -246,29 +248,29 @@ function requirementsSection(docs: OutlineDoc[]): string {
   return out.filter(Boolean).join('\n');
 }
 
-function exchange(ex: Exchange, n: number, bodyLimit: number): string {
+function exchange(ex: Exchange, n: number, plan: EvidencePlan): string {
   const status = ex.status !== undefined ? String(ex.status) : 'no response';
   const out = [
     `<details><summary>${n}. <code>${h(`${ex.method} ${ex.url}`)}</code> → <strong>${h(status)}</strong> (${h(formatDuration(ex.durationMs))})</summary>`,
   ];
   if (ex.error) out.push(`<p class="missing">Error: ${h(ex.error)}</p>`);
   const req = headerLines(ex.requestHeaders);
-  out.push(`<p>Request</p><pre>${h([`${ex.method} ${ex.url}`, ...req, ...(ex.requestBody ? ['', displayBody(ex.requestBody, bodyLimit)] : [])].join('\n'))}</pre>`);
+  out.push(`<p>Request</p><pre>${h([`${ex.method} ${ex.url}`, ...req, ...(ex.requestBody ? ['', displayBody(ex.requestBody, plan.bodyLimit)] : [])].join('\n'))}</pre>`);
   if (ex.status !== undefined || ex.responseBody) {
     const res = headerLines(ex.responseHeaders);
-    out.push(`<p>Response</p><pre>${h([`status ${status}`, ...res, ...(ex.responseBody ? ['', displayBody(ex.responseBody, bodyLimit)] : [])].join('\n'))}</pre>`);
+    out.push(`<p>Response</p><pre>${h([`status ${status}`, ...res, ...(ex.responseBody ? ['', displayBody(ex.responseBody, plan.bodyLimit)] : [])].join('\n'))}</pre>`);
   }
   out.push('</details>');
   return out.join('\n');
 }
 
-function exchanges(list: readonly Exchange[], heading: string, bodyLimit: number): string[] {
+function exchanges(list: readonly Exchange[], heading: string, plan: EvidencePlan): string[] {
   if (!list.length) return [];
-  const { shown, omitted, omittedAfter } = shownExchanges(list);
+  const { shown, omitted, omittedBefore } = shownExchanges(list, plan.exchangesShown);
   const out = [`<h4>${h(heading)} (${list.length})</h4>`];
   shown.forEach(({ ex, n }, i) => {
-    out.push(exchange(ex, n, bodyLimit));
-    if (i === omittedAfter) out.push(`<p class="meta">${h(omittedExchangesText(omitted))}</p>`);
+    if (i === omittedBefore) out.push(`<p class="meta">${h(omittedExchangesText(omitted))}</p>`);
+    out.push(exchange(ex, n, plan));
   });
   return out;
 }
@@ -283,18 +285,18 @@ function evidence(e: Pick<CaseAttempt, 'message' | 'expected' | 'actual'>): stri
 }
 
 /** The attempts before the last (`run --retries`): each with what it ended with and its evidence. */
-function earlierAttempts(c: CaseResult, bodyLimit: number): string[] {
+function earlierAttempts(c: CaseResult, plan: EvidencePlan): string[] {
   const attempts = c.attempts ?? [];
   if (attempts.length < 2) return [];
   const out = [`<h4>Attempts (${attempts.length})</h4>`, `<ol class="attempts">${attempts.map((a, i) => `<li>${h(attemptLine(a, i, attempts.length))}</li>`).join('')}</ol>`];
   attempts.slice(0, -1).forEach((a, i) => {
     out.push(`<details class="attempt"><summary>Attempt ${i + 1}: ${h(OUTCOME_LABEL[a.status as Outcome] ?? a.status)}</summary>`);
-    out.push(...evidence(a), ...exchanges(a.exchanges, `Exchanges of attempt ${i + 1}`, bodyLimit), '</details>');
+    out.push(...evidence(a), ...exchanges(a.exchanges, `Exchanges of attempt ${i + 1}`, plan), '</details>');
   });
   return out;
 }
 
-function caseDetail(c: CaseResult, bodyLimit: number): string {
+function caseDetail(c: CaseResult, plan: EvidencePlan): string {
   const out = [`<div class="req" id="${escapeAttr(anchor('case', c.id))}" ${filterAttrs(c, sectionKey(c.spec.doc, c.spec.section))}>`];
   out.push(`<h3><code>${h(c.id)}</code> ${h(c.title)} ${badge(outcome(c))}</h3>`);
   out.push('<table>');
@@ -310,8 +312,8 @@ function caseDetail(c: CaseResult, bodyLimit: number): string {
   out.push(...evidence(c));
   const findings = findingLines(c);
   if (findings.length) out.push(`<p>Findings (SHOULD: upstream's shape or the spec's recommendation, apart from the verdict; MAY: a permitted outcome, noted)</p><ul>${findings.map((f) => `<li>${h(f)}</li>`).join('')}</ul>`);
-  out.push(...earlierAttempts(c, bodyLimit));
-  out.push(...exchanges(c.exchanges, (c.attempts?.length ?? 0) > 1 ? 'Exchanges of the last attempt' : 'Exchanges', bodyLimit));
+  out.push(...earlierAttempts(c, plan));
+  out.push(...exchanges(c.exchanges, (c.attempts?.length ?? 0) > 1 ? 'Exchanges of the last attempt' : 'Exchanges', plan));
   out.push('</div>');
   return out.join('\n');
 }
@@ -319,9 +321,12 @@ function caseDetail(c: CaseResult, bodyLimit: number): string {
 function details(report: RunReport): string {
   const out: string[] = [];
   // A run with a thousand failures gets shorter bodies, so that the file stays one a browser opens.
-  const bodyLimit = bodyLimitFor(detailedCases(report), BODY_BUDGET);
-  const detail = (c: CaseResult) => caseDetail(c, bodyLimit);
-  const cut = bodyLimit < BODY_LIMIT ? `<p class="meta">Bodies are cut at ${bodyLimit} characters to keep this report a size a browser opens; ${h(FULL_TEXT_HINT)}.</p>` : '';
+  const plan = evidencePlan(detailedCases(report), BODY_BUDGET);
+  const detail = (c: CaseResult) => caseDetail(c, plan);
+  const cut =
+    plan.bodyLimit < BODY_LIMIT || plan.exchangesShown < EXCHANGES_SHOWN
+      ? `<p class="meta">To keep this report a size a browser opens, each case shows at most ${plan.exchangesShown} exchanges and bodies are cut at ${plan.bodyLimit} characters; ${h(FULL_TEXT_HINT)}.</p>`
+      : '';
   const failures = failedCases(report);
   if (failures.length) out.push('<section class="f-group"><h2 id="failures">Failures and errors</h2>', cut, ...failures.map(detail), '</section>');
   const warnings = warnedCases(report);

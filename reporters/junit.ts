@@ -17,7 +17,8 @@ import {
   unexpectedPassMessage,
   findingLines,
   attemptLine,
-  bodyLimitFor,
+  evidencePlan,
+  type EvidencePlan,
   omittedExchangesText,
   shownExchanges,
 } from './format.js';
@@ -45,25 +46,25 @@ function countsAttrs(c: Counts): string {
   return `tests="${c.tests}" failures="${c.failures}" errors="${c.errors}" skipped="${c.skipped}" time="${seconds(c.timeMs)}"`;
 }
 
-function compactExchange(ex: Exchange, bodyLimit: number): string {
+function compactExchange(ex: Exchange, plan: EvidencePlan): string {
   const lines = [`  ${exchangeSummary(ex)}`];
-  if (ex.requestBody) lines.push(`    request: ${truncate(ex.requestBody, bodyLimit).replace(/\n/g, '\n      ')}`);
-  if (ex.responseBody) lines.push(`    response: ${truncate(ex.responseBody, bodyLimit).replace(/\n/g, '\n      ')}`);
+  if (ex.requestBody) lines.push(`    request: ${truncate(ex.requestBody, plan.bodyLimit).replace(/\n/g, '\n      ')}`);
+  if (ex.responseBody) lines.push(`    response: ${truncate(ex.responseBody, plan.bodyLimit).replace(/\n/g, '\n      ')}`);
   return lines.join('\n');
 }
 
-function exchangeLines(list: readonly Exchange[], bodyLimit: number): string[] {
+function exchangeLines(list: readonly Exchange[], plan: EvidencePlan): string[] {
   if (!list.length) return [];
-  const { shown, omitted, omittedAfter } = shownExchanges(list);
+  const { shown, omitted, omittedBefore } = shownExchanges(list, plan.exchangesShown);
   const lines = [`exchanges (${list.length}):`];
   shown.forEach(({ ex, n }, i) => {
-    lines.push(compactExchange(ex, bodyLimit).replace(/^ {2}/, `  ${n}. `));
-    if (i === omittedAfter) lines.push(`  ${omittedExchangesText(omitted)}`);
+    if (i === omittedBefore) lines.push(`  ${omittedExchangesText(omitted)}`);
+    lines.push(compactExchange(ex, plan).replace(/^ {2}/, `  ${n}. `));
   });
   return lines;
 }
 
-function detailBody(c: CaseResult, bodyLimit: number, lead?: string): string {
+function detailBody(c: CaseResult, plan: EvidencePlan, lead?: string): string {
   const lines: string[] = [];
   if (lead) lines.push(lead);
   if (c.message && c.message !== lead) lines.push(c.message);
@@ -74,15 +75,15 @@ function detailBody(c: CaseResult, bodyLimit: number, lead?: string): string {
   lines.push(`spec: ${c.spec.doc} §${c.spec.section}`);
   const attempts = c.attempts ?? [];
   if (attempts.length > 1) lines.push(...attempts.map((a, i) => attemptLine(a, i, attempts.length)));
-  lines.push(...exchangeLines(c.exchanges, bodyLimit));
+  lines.push(...exchangeLines(c.exchanges, plan));
   return lines.join('\n');
 }
 
-function attemptBody(a: CaseAttempt, i: number, of: number, bodyLimit: number): string {
+function attemptBody(a: CaseAttempt, i: number, of: number, plan: EvidencePlan): string {
   const lines = [attemptLine(a, i, of)];
   if (a.expected !== undefined) lines.push(`expected: ${a.expected}`);
   if (a.actual !== undefined) lines.push(`actual: ${a.actual}`);
-  lines.push(...exchangeLines(a.exchanges, bodyLimit));
+  lines.push(...exchangeLines(a.exchanges, plan));
   return lines.join('\n');
 }
 
@@ -90,13 +91,13 @@ function attemptBody(a: CaseAttempt, i: number, of: number, bodyLimit: number): 
  * The attempts before the last that failed or errored, as surefire writes reruns: `flaky` in a
  * passing testcase, `rerun` beside the failure of one that never passed.
  */
-function attemptElements(c: CaseResult, prefix: 'flaky' | 'rerun', bodyLimit: number): string[] {
+function attemptElements(c: CaseResult, prefix: 'flaky' | 'rerun', plan: EvidencePlan): string[] {
   const attempts = c.attempts ?? [];
   return attempts.slice(0, -1).flatMap((a, i) => {
     if (a.status !== 'failed' && a.status !== 'errored') return [];
     const tag = `${prefix}${a.status === 'failed' ? 'Failure' : 'Error'}`;
     const type = a.status === 'failed' ? 'assertion' : 'error';
-    return [`<${tag} message="${escapeAttr(a.message)}" type="${type}"><stackTrace>${escapeText(attemptBody(a, i, attempts.length, bodyLimit))}</stackTrace></${tag}>`];
+    return [`<${tag} message="${escapeAttr(a.message)}" type="${type}"><stackTrace>${escapeText(attemptBody(a, i, attempts.length, plan))}</stackTrace></${tag}>`];
   });
 }
 
@@ -112,10 +113,10 @@ function caseProperties(c: CaseResult): string {
   return `<properties>${props.map(([k, v]) => `<property name="${escapeAttr(k)}" value="${escapeAttr(v)}"/>`).join('')}</properties>`;
 }
 
-function renderCase(c: CaseResult, bodyLimit: number): string {
+function renderCase(c: CaseResult, plan: EvidencePlan): string {
   const open = `    <testcase classname="${escapeAttr(c.suite)}" name="${escapeAttr(c.id)}" time="${seconds(c.durationMs)}">\n      ${caseProperties(c)}`;
   const close = (inner: string[]) => `${open}${inner.map((x) => `\n      ${x}`).join('')}\n    </testcase>`;
-  const detailBodyOf = (lead?: string) => detailBody(c, bodyLimit, lead);
+  const detailBodyOf = (lead?: string) => detailBody(c, plan, lead);
   let inner: string;
   switch (outcome(c)) {
     case 'passed':
@@ -134,9 +135,9 @@ function renderCase(c: CaseResult, bodyLimit: number): string {
       break;
     }
     case 'failed':
-      return close([`<failure message="${escapeAttr(c.message)}" type="assertion">${escapeText(detailBodyOf())}</failure>`, ...attemptElements(c, 'rerun', bodyLimit)]);
+      return close([`<failure message="${escapeAttr(c.message)}" type="assertion">${escapeText(detailBodyOf())}</failure>`, ...attemptElements(c, 'rerun', plan)]);
     case 'errored':
-      return close([`<error message="${escapeAttr(c.message)}" type="error">${escapeText(detailBodyOf())}</error>`, ...attemptElements(c, 'rerun', bodyLimit)]);
+      return close([`<error message="${escapeAttr(c.message)}" type="error">${escapeText(detailBodyOf())}</error>`, ...attemptElements(c, 'rerun', plan)]);
     case 'warned':
       // A SHOULD rule not met, in a run without --strict: the test passes, the evidence is kept.
       inner = `<system-out>${escapeText(`WARNING (SHOULD): ${detailBodyOf()}`)}</system-out>`;
@@ -150,7 +151,7 @@ function renderCase(c: CaseResult, bodyLimit: number): string {
     case 'flaky': {
       const n = c.attempts?.length;
       const summary = `FLAKY: failed, then passed on ${n ? `attempt ${n} of ${n}` : 'a retry'}\n${detailBodyOf()}`;
-      return close([...attemptElements(c, 'flaky', bodyLimit), `<system-out>${escapeText(summary)}</system-out>`]);
+      return close([...attemptElements(c, 'flaky', plan), `<system-out>${escapeText(summary)}</system-out>`]);
     }
   }
   return close([inner]);
@@ -202,7 +203,7 @@ export function renderJunit(report: RunReport): string {
   const ts = escapeAttr(report.startedAt);
   const total: Counts = { tests: 0, failures: 0, errors: 0, skipped: 0, timeMs: report.durationMs };
   const blocks: string[] = [];
-  const bodyLimit = bodyLimitFor(report.cases.filter((c) => c.status !== 'passed' && c.status !== 'skipped'), JUNIT_BODY_BUDGET, JUNIT_BODY_LIMIT);
+  const plan = evidencePlan(report.cases.filter((c) => c.status !== 'passed' && c.status !== 'skipped'), JUNIT_BODY_BUDGET, JUNIT_BODY_LIMIT);
   for (const [name, cases] of suites) {
     const n = tally(cases, report.durationMs);
     total.tests += n.tests;
@@ -213,7 +214,7 @@ export function renderJunit(report: RunReport): string {
       [
         `  <testsuite name="${escapeAttr(name)}" ${countsAttrs(n)} timestamp="${ts}">`,
         properties(report),
-        ...cases.map((c) => renderCase(c, bodyLimit)),
+        ...cases.map((c) => renderCase(c, plan)),
         '  </testsuite>',
       ].join('\n'),
     );

@@ -26,7 +26,8 @@ import {
   findingLines,
   FULL_TEXT_HINT,
   attemptLine,
-  bodyLimitFor,
+  evidencePlan,
+  type EvidencePlan,
   clip,
   detailedCases,
   isDetailed,
@@ -200,7 +201,7 @@ function exchange(ex: Exchange, n: number, bodyLimit: number): string[] {
 }
 
 /** How much of a case's evidence to render: `full` with exchanges, `compact` without them. */
-type Depth = { kind: 'full'; bodyLimit: number } | { kind: 'compact' };
+type Depth = ({ kind: 'full' } & EvidencePlan) | { kind: 'compact' };
 
 /** Text blocks (message, expected, actual) in a compact detail are cut to this many characters. */
 const COMPACT_TEXT_LIMIT = 2000;
@@ -208,11 +209,11 @@ const COMPACT_TEXT_LIMIT = 2000;
 function exchanges(list: readonly Exchange[], heading: string, depth: Depth): string[] {
   if (!list.length) return [];
   if (depth.kind === 'compact') return ['', `${heading} (${list.length}): left out to keep this report under its size; ${FULL_TEXT_HINT}.`];
-  const { shown, omitted, omittedAfter } = shownExchanges(list);
+  const { shown, omitted, omittedBefore } = shownExchanges(list, depth.exchangesShown);
   const out = ['', `#### ${heading} (${list.length})`];
   shown.forEach(({ ex, n }, i) => {
+    if (i === omittedBefore) out.push('', `_${md(omittedExchangesText(omitted))}_`);
     out.push(...exchange(ex, n, depth.bodyLimit));
-    if (i === omittedAfter) out.push('', `_${md(omittedExchangesText(omitted))}_`);
   });
   return out;
 }
@@ -292,7 +293,7 @@ const DETAIL_SECTIONS: Array<{ status: ReadonlySet<string>; head: string[] }> = 
  */
 function details(report: RunReport, budget: number): string[] {
   const cases = detailedCases(report);
-  const depth: Depth = { kind: 'full', bodyLimit: bodyLimitFor(cases, BODY_BUDGET) };
+  const depth: Depth = { kind: 'full', ...evidencePlan(cases, BODY_BUDGET) };
   const heads = DETAIL_SECTIONS.filter((d) => cases.some((c) => d.status.has(c.status)));
   let left = budget - heads.reduce((n, d) => n + bytes(d.head), 0);
   const rendered = new Map<CaseResult, string[]>();
@@ -305,7 +306,13 @@ function details(report: RunReport, budget: number): string[] {
       left -= bytes(line);
     }
   }
-  for (const [c, line] of rendered) {
+  // Upgraded in turns across failures, warnings and flaky cases, so that a thousand failures do
+  // not leave the warnings and flaky cases without evidence.
+  const queues = heads.map((d) => [...rendered.keys()].filter((c) => d.status.has(c.status)));
+  const turns: CaseResult[] = [];
+  for (let i = 0; queues.some((q) => i < q.length); i++) for (const q of queues) if (i < q.length) turns.push(q[i]!);
+  for (const c of turns) {
+    const line = rendered.get(c)!;
     for (const d of [depth, { kind: 'compact' } as Depth]) {
       const more = caseDetail(c, d);
       const extra = bytes(more) - bytes(line);

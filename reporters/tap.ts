@@ -33,8 +33,8 @@ function reason(s: string): string {
 
 /** Exchanges as summary lines, numbered, at most EXCHANGES_SHOWN of them (the JSON report has all). */
 function exchangeList(list: readonly Exchange[]): string[] {
-  const { shown, omitted, omittedAfter } = shownExchanges(list);
-  return shown.flatMap(({ ex, n }, i) => [`${n}. ${exchangeSummary(ex)}`, ...(i === omittedAfter ? [omittedExchangesText(omitted)] : [])]);
+  const { shown, omitted, omittedBefore } = shownExchanges(list);
+  return shown.flatMap(({ ex, n }, i) => [...(i === omittedBefore ? [omittedExchangesText(omitted)] : []), `${n}. ${exchangeSummary(ex)}`]);
 }
 
 function diagnostic(c: CaseResult, message: string): string {
