@@ -268,6 +268,9 @@ function caseLine(c: CaseResult): string[] {
 /** The report's size limit in bytes: under the 1 MiB a GitHub job summary takes, with room to spare. */
 export const MARKDOWN_LIMIT = 1024 * 1024 - 16 * 1024;
 
+/** Room kept for the details' evidence beyond their one-paragraph forms when deciding on the tables. */
+const DETAILS_RESERVE = 128 * 1024;
+
 /** Characters of bodies the details may take in all, before bodies are cut shorter than BODY_LIMIT. */
 const BODY_BUDGET = 384 * 1024;
 
@@ -336,9 +339,11 @@ export function renderMarkdown(report: RunReport): string {
   const docs = specOutline(report);
   const head = [`# Conformance report: ${md(targetLabel(report.target))}`, '', ...verdictLine(report), ...matrix(report, docs), ...summary(report)];
   let perRequirement = requirementsSection(docs);
-  // A run of many thousand cases could fill the budget with its per-requirement tables alone: they
-  // give way then (the matrix and the details stay), and the report says where they are.
-  if (bytes(head) + bytes(perRequirement) > MARKDOWN_LIMIT / 2) {
+  // The per-requirement tables give way (the matrix and the details stay, and the report says
+  // where the tables are) when they would leave no room for every detailed case's paragraph and
+  // some evidence: a run with a thousand failures.
+  const least = detailedCases(report).reduce((n, c) => n + bytes(caseLine(c)), DETAILS_RESERVE);
+  if (bytes(head) + bytes(perRequirement) + least > MARKDOWN_LIMIT) {
     perRequirement = ['', `_The per-requirement tables (${plural(report.cases.length, 'case')}) are left out to keep this report under its size: the HTML report (\`--reporter html=<path>\`) and the JSON report have them._`];
   }
   const tail = ['', ''];
