@@ -85,6 +85,15 @@ function verdictLine(report: RunReport): string[] {
   return [`**Verdict: ${md(verdictHeadline(report))}**: ${md(verdictReason(report))}`];
 }
 
+/** Paths listed in the summary at most; a run that leaked thousands would fill the size budget. */
+const PATHS_LISTED = 200;
+
+function pathList(paths: readonly string[]): string[] {
+  const out = paths.slice(0, PATHS_LISTED).map((l) => `- ${code(l)}`);
+  if (paths.length > PATHS_LISTED) out.push(`- … ${paths.length - PATHS_LISTED} more: the JSON report lists them all`);
+  return out;
+}
+
 function summary(report: RunReport): string[] {
   const rows: [string, string][] = [
     ['Run id', code(report.runId)],
@@ -93,12 +102,10 @@ function summary(report: RunReport): string[] {
   const out = ['', '## Run', '', '| | |', '|---|---|', ...rows.map(([a, b]) => `| ${a} | ${b} |`)];
   if (report.interrupted) out.push('', '> **Interrupted:** the run stopped before every case finished; cases it never started are listed as _not started_ and checked nothing.');
   if (report.leaks.length) {
-    out.push('', 'Objects labelled with this run that were still present after cleanup:', '');
-    for (const l of report.leaks) out.push(`- ${code(l)}`);
+    out.push('', 'Objects labelled with this run that were still present after cleanup:', '', ...pathList(report.leaks));
   }
   if (report.cleanupUnverified?.length) {
-    out.push('', 'Collections whose cleanup could not be verified (nothing is known to be left behind; check by hand):', '');
-    for (const l of report.cleanupUnverified) out.push(`- ${code(l)}`);
+    out.push('', 'Collections whose cleanup could not be verified (nothing is known to be left behind; check by hand):', '', ...pathList(report.cleanupUnverified));
   }
   return out;
 }

@@ -704,3 +704,11 @@ t.test('a long message in a table cell keeps its end: the flag a skip reason nam
     t.match(text, /characters left out\) … [^|<]*run with --gates Foo=true/, `${name}: cut in the middle, the flag kept`);
   }
 });
+
+t.test('markdown lists at most 200 leaked paths, and says the JSON has the rest', async (t) => {
+  const leaks = Array.from({ length: 250 }, (_, i) => `/api/v1/namespaces/left-${i}`);
+  const md = renderMarkdown({ ...report, leaks });
+  t.match(md, '`/api/v1/namespaces/left-199`');
+  t.notMatch(md, 'left-200`');
+  t.match(md, '- … 50 more: the JSON report lists them all');
+});
