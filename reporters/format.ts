@@ -150,9 +150,10 @@ export interface NumberedExchange {
 
 /**
  * The exchanges a report shows of a list, each with its number in the full list, and how many
- * between were left out (`omittedBefore`: the index in `shown` before which they go, -1 for none). A case that
- * polled a controller for 20 s records hundreds of reads; one page of them helps nobody. A quarter
- * of those shown are the first (the set-up), the rest the last, where a failure usually is.
+ * between were left out (`omittedBefore`: the index in `shown` before which they go, -1 for none).
+ * A case that polled a controller for 20 s records hundreds of reads; one page of them helps
+ * nobody. A quarter of those shown are the first (the set-up), the rest the last, where a failure
+ * usually is.
  */
 export function shownExchanges(exchanges: readonly Exchange[], max = EXCHANGES_SHOWN): { shown: NumberedExchange[]; omitted: number; omittedBefore: number } {
   const numbered = exchanges.map((ex, i) => ({ ex, n: i + 1 }));
