@@ -2,7 +2,7 @@
 import { findingLabel, type Finding } from '../suites/findings.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { CaseResult, Exchange, RunReport } from '../runner/results.js';
+import type { CaseAttempt, CaseResult, Exchange, RunReport } from '../runner/results.js';
 import type { Reporter } from './types.js';
 import { isPartial } from './coverage.js';
 import { flagsAskedFor, nothingRan, policyFailures, requirementsChecked, skipGroups } from './skips.js';
@@ -154,9 +154,86 @@ export function exchangeSummary(ex: Exchange): string {
 /** Bodies in human-readable reports are cut to this many characters. */
 export const BODY_LIMIT = 4096;
 
+/** Where a reader finds what a human-readable report cut: the JSON report keeps every exchange whole. */
+export const FULL_TEXT_HINT = 'the full text is in the JSON report (--reporter json=<path>)';
+
 export function truncate(s: string, max = BODY_LIMIT): string {
   if (s.length <= max) return s;
-  return `${s.slice(0, max)}\n… (truncated, ${s.length - max} more characters)`;
+  return `${s.slice(0, max)}\n… (truncated: ${s.length - max} more characters in the JSON report)`;
+}
+
+/** Exchanges a human-readable report shows per case (or attempt) at most; the JSON report keeps them all. */
+export const EXCHANGES_SHOWN = 12;
+
+/** An exchange as a report shows it: `n` is its 1-based place in the case's full list. */
+export interface NumberedExchange {
+  ex: Exchange;
+  n: number;
+}
+
+/**
+ * The exchanges a report shows of a list, each with its number in the full list, and how many
+ * between were left out (`omittedBefore`: the index in `shown` before which they go, -1 for none).
+ * A case that polled a controller for 20 s records hundreds of reads; one page of them helps
+ * nobody. A quarter of those shown are the first (the set-up), the rest the last, where a failure
+ * usually is.
+ */
+export function shownExchanges(exchanges: readonly Exchange[], max = EXCHANGES_SHOWN): { shown: NumberedExchange[]; omitted: number; omittedBefore: number } {
+  const numbered = exchanges.map((ex, i) => ({ ex, n: i + 1 }));
+  if (numbered.length <= max) return { shown: numbered, omitted: 0, omittedBefore: -1 };
+  const first = Math.floor(max / 4);
+  return {
+    shown: [...numbered.slice(0, first), ...numbered.slice(numbered.length - (max - first))],
+    omitted: numbered.length - max,
+    omittedBefore: first,
+  };
+}
+
+/** The line a report puts where exchanges were left out. */
+export function omittedExchangesText(omitted: number): string {
+  return `… ${plural(omitted, 'exchange')} left out here; the JSON report has every exchange`;
+}
+
+/** How much evidence a report shows per exchange list and per body (evidencePlan). */
+export interface EvidencePlan {
+  exchangesShown: number;
+  bodyLimit: number;
+}
+
+/** Below this, a body says too little to be worth showing cut. */
+const MIN_BODY_LIMIT = 256;
+/** Bodies are cut shorter, down to this, before fewer exchanges are shown. */
+const SHORT_BODY_LIMIT = 512;
+
+/**
+ * How much of the exchanges of the detailed `cases` (each case's and each earlier attempt's) a
+ * report shows, so that their bodies (two per exchange) fit `budget` characters: every exchange up
+ * to EXCHANGES_SHOWN with bodies of `max` characters for a run with a few failures; for one with a
+ * thousand, shorter bodies first, then fewer exchanges (12, 6, 3), bodies never under MIN_BODY_LIMIT.
+ */
+export function evidencePlan(cases: readonly CaseResult[], budget: number, max = BODY_LIMIT): EvidencePlan {
+  const lists = cases.flatMap((c) => [c.exchanges, ...(c.attempts ?? []).slice(0, -1).map((a) => a.exchanges)]);
+  const steps = [EXCHANGES_SHOWN, EXCHANGES_SHOWN / 2, EXCHANGES_SHOWN / 4];
+  for (const exchangesShown of steps) {
+    const bodies = 2 * lists.reduce((n, l) => n + Math.min(l.length, exchangesShown), 0);
+    const limit = bodies ? Math.floor(budget / bodies) : max;
+    if (limit >= Math.min(SHORT_BODY_LIMIT, max) || exchangesShown === steps.at(-1)) {
+      return { exchangesShown, bodyLimit: Math.max(MIN_BODY_LIMIT, Math.min(max, limit)) };
+    }
+  }
+  throw new Error('unreachable');
+}
+
+/**
+ * Cuts one-line text (a message in a table cell) to about `max` characters, keeping its start and
+ * its end: a skip reason ends with the flag that would enable the case, a failure with what the
+ * target did.
+ */
+export function clip(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const tail = Math.floor(max / 3);
+  const head = max - tail;
+  return `${s.slice(0, head)} … (${s.length - max} characters left out) … ${s.slice(s.length - tail)}`;
 }
 
 /** Pretty-prints a JSON body (when it parses) and truncates it. */
@@ -268,6 +345,26 @@ export function failedCases(report: RunReport): CaseResult[] {
   return report.cases.filter((c) => c.status === 'failed' || c.status === 'errored');
 }
 
+/** Cases that passed on a retry (`run --retries`): the reports detail each failed attempt. */
+export function flakyCases(report: RunReport): CaseResult[] {
+  return report.cases.filter((c) => c.status === 'flaky');
+}
+
+/** Cases whose evidence the auditor reports detail: failures and errors, warnings, flaky cases. */
+export function detailedCases(report: RunReport): CaseResult[] {
+  return [...failedCases(report), ...warnedCases(report), ...flakyCases(report)];
+}
+
+/** True for a case the auditor reports detail (so a row may link to its details). */
+export function isDetailed(c: CaseResult): boolean {
+  return c.status === 'failed' || c.status === 'errored' || c.status === 'warned' || c.status === 'flaky';
+}
+
+/** "attempt 2 of 3: failed (1.2s): message", one line per attempt, for every report. */
+export function attemptLine(a: CaseAttempt, i: number, of: number): string {
+  return `attempt ${i + 1} of ${of}: ${OUTCOME_LABEL[a.status as Outcome] ?? a.status} (${formatDuration(a.durationMs)})${a.message ? `: ${a.message}` : ''}`;
+}
+
 /** Failed SHOULD cases of a run without --strict. */
 export function warnedCases(report: RunReport): CaseResult[] {
   return report.cases.filter((c) => c.status === 'warned');
@@ -332,6 +429,8 @@ export function summaryFacts(report: RunReport): [string, string][] {
     ['Warnings (SHOULD rules not met)', String(s.warned)],
     ['Skipped', String(s.skipped)],
     ['Interrupted', String(s.interrupted)],
+    ...(s.unstarted ? [['Not started (the run was interrupted first)', String(s.unstarted)] as [string, string]] : []),
+    ...(s.flaky ? [['Flaky (failed, then passed on a retry)', String(s.flaky)] as [string, string]] : []),
     ['Known failures (do not fail the run)', String(s.knownFailures)],
     ['Unexpected passes (fail the run)', String(s.unexpectedPasses)],
     ['Leaked objects', String(report.leaks.length)],

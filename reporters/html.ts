@@ -1,12 +1,17 @@
-// HTML report for auditors: one self-contained file (inline CSS, no script, no external assets),
-// the same content as the markdown report. Every piece of data is escaped.
-import type { CaseResult, CoverageCounts, Exchange, RunReport } from '../runner/results.js';
+// HTML report for auditors: one self-contained file (inline CSS, no external assets), the same
+// content as the markdown report, with a filter (status, section, level) and a search that work
+// offline. Its one script is a constant of this module, pinned by a Content-Security-Policy with
+// its sha256 hash: nothing a target answered (every piece of data is escaped anyway) can run.
+import { createHash } from 'node:crypto';
+import type { CaseAttempt, CaseResult, CoverageCounts, Exchange, RunReport } from '../runner/results.js';
 import {
   FileReporter,
   type FileReporterOptions,
   OUTCOME_LABEL,
   type Outcome,
   anchor,
+  BODY_LIMIT,
+  EXCHANGES_SHOWN,
   displayBody,
   escapeAttr,
   escapeText as h,
@@ -22,7 +27,17 @@ import {
   summaryFacts,
   failedCases,
   warnedCases,
+  flakyCases,
   findingLines,
+  FULL_TEXT_HINT,
+  attemptLine,
+  evidencePlan,
+  type EvidencePlan,
+  clip,
+  detailedCases,
+  isDetailed,
+  omittedExchangesText,
+  shownExchanges,
 } from './format.js';
 import { requirementLabel } from './grouping.js';
 import { coverageOf, matrixColumns, sectionAnchor, specOutline, type OutlineDoc } from './coverage.js';
@@ -49,7 +64,52 @@ table.matrix tr.doc th{background:#e4e6ee}table.matrix tfoot td,table.matrix tfo
 .verdict{font-size:1.2rem;padding:.2rem .7rem}.verdict-line{font-size:1.05rem}.PASS{background:#d9f2dd;color:#175c24}.FAIL{background:#fbdada;color:#8a1414}
 .INCOMPLETE,.UNCHECKED{background:#fdf0cc;color:#6d5200}.missing{color:#8a1414;font-style:italic}.meta{color:#4a4f5c}
 details{margin:.4rem 0}summary{cursor:pointer}
+.flaky{background:#e3ecfb;color:#1f4e8c}.unstarted{background:#ebebef;color:#4a4f5c}
+[hidden]{display:none!important}
+.filter{position:sticky;top:0;z-index:1;background:#fff;border-bottom:1px solid #ccd;padding:.5rem 0;display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:center}
+.filter input[type=search]{min-width:16rem}
 `;
+
+/**
+ * The filter and search: every case row and case detail carries data-status (its outcome),
+ * data-section ("000 §7"), data-level and data-text (lower-case id, title, suite, requirements,
+ * message); a requirement, section or document with no row left to show is hidden with them.
+ * It reads nothing but the page and writes nothing but `hidden` and the count. Written without `&`
+ * and `<`, so that the report stays well-formed XML as well as HTML.
+ */
+const SCRIPT = `(() => {
+  const byId = (id) => document.getElementById(id);
+  const status = byId('f-status'), section = byId('f-section'), level = byId('f-level'), search = byId('f-search'), count = byId('f-count');
+  const items = [...document.querySelectorAll('[data-status]')];
+  const groups = [...document.querySelectorAll('.f-group')];
+  const total = Number(count.dataset.total);
+  const apply = () => {
+    const st = status.value, se = section.value, lv = level.value, q = search.value.trim().toLowerCase();
+    const active = Boolean(st || se || lv || q);
+    const cases = new Set();
+    for (const el of items) {
+      const show = [st ? el.dataset.status === st : true, se ? el.dataset.section === se : true, lv ? el.dataset.level === lv : true, q ? el.dataset.text.includes(q) : true].every(Boolean);
+      el.hidden = !show;
+      if (show) cases.add(el.dataset.case);
+    }
+    for (const g of groups) g.hidden = active ? !g.querySelector('[data-status]:not([hidden])') : false;
+    count.textContent = active ? cases.size + ' of ' + total + ' cases match' : total + ' cases';
+  };
+  for (const el of [status, section, level]) el.addEventListener('change', apply);
+  search.addEventListener('input', apply);
+  apply();
+})();`;
+
+const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/** Only this module's style and script may apply; nothing may load (the report is read offline). */
+export const CSP = `default-src 'none'; style-src ${sha256(CSS)}; script-src ${sha256(SCRIPT)}; base-uri 'none'; form-action 'none'`;
+
+/** Characters of bodies the details may take in all, before bodies are cut shorter than BODY_LIMIT. */
+const BODY_BUDGET = 1024 * 1024;
+
+/** A message in a table cell is cut to this many characters; the case's details have it whole. */
+const NOTE_LIMIT = 300;
 
 function badge(o: Outcome): string {
   return `<span class="badge ${o}">${h(OUTCOME_LABEL[o])}</span>`;
@@ -80,7 +140,7 @@ function summary(report: RunReport): string {
   ];
   const out = ['<section><h2 id="run">Run</h2>', '<table class="summary">', ...rows.map(([a, b]) => `<tr><th>${h(a)}</th><td>${b}</td></tr>`), '</table>'];
   if (report.interrupted) {
-    out.push('<p class="missing"><strong>Interrupted:</strong> the run stopped before every case finished; cases that did not run are not listed.</p>');
+    out.push('<p class="missing"><strong>Interrupted:</strong> the run stopped before every case finished; cases it never started are listed as <em>not started</em> and checked nothing.</p>');
   }
   if (report.leaks.length) {
     out.push('<p>Objects labelled with this run that were still present after cleanup:</p><ul>');
@@ -114,8 +174,8 @@ function caseNote(c: CaseResult): string {
   const o = outcome(c);
   if (o === 'known-failure') parts.push(`known failure: ${h(c.knownFailure?.reason ?? '')}`);
   if (o === 'unexpected-pass') parts.push(h(unexpectedPassMessage(c)));
-  else if (c.message) parts.push(multiline(c.message));
-  if (c.status === 'failed' || c.status === 'errored' || c.status === 'warned') parts.push(`<a href="#${escapeAttr(anchor('case', c.id))}">details</a>`);
+  else if (c.message) parts.push(multiline(clip(c.message, NOTE_LIMIT)));
+  if (isDetailed(c)) parts.push(`<a href="#${escapeAttr(anchor('case', c.id))}">details</a>`);
   return parts.join(' · ');
 }
 
@@ -142,6 +202,7 @@ function matrix(report: RunReport, docs: OutlineDoc[]): string {
   const links = [
     failedCases(report).length ? '<a href="#failures">Failures and errors</a>' : '',
     warnedCases(report).length ? '<a href="#warnings">Warnings (SHOULD rules not met)</a>' : '',
+    flakyCases(report).length ? '<a href="#flaky">Flaky cases (passed on a retry)</a>' : '',
   ].filter(Boolean);
   if (links.length) out.push(`<p>Details: ${links.join(' · ')}</p>`);
   out.push('</section>');
@@ -154,18 +215,29 @@ function requirementList(reqs: readonly Requirement[], caption: string, cls: str
   return [`<p class="${cls}"><strong>${h(caption)}</strong> (${reqs.length})</p>`, '<table><tr><th>Requirement</th><th>Level</th><th>Rule</th></tr>', ...rows, '</table>'].join('\n');
 }
 
+/** The filter's key of a spec section, as its menu offers it. */
+const sectionKey = (doc: string, section: string): string => `${doc} §${section}`;
+
+/** What the filter matches a case on (see SCRIPT). */
+function filterAttrs(c: CaseResult, section: string): string {
+  const text = [c.id, c.title, c.suite, ...c.requirements, clip(c.message, NOTE_LIMIT)].join(' ').toLowerCase();
+  return `data-case="${escapeAttr(c.id)}" data-status="${escapeAttr(outcome(c))}" data-section="${escapeAttr(section)}" data-level="${escapeAttr(c.level)}" data-text="${escapeAttr(text)}"`;
+}
+
 function requirementsSection(docs: OutlineDoc[]): string {
   const out: string[] = [];
   for (const doc of docs) {
-    out.push(`<section><h2 id="${escapeAttr(anchor('doc', doc.doc))}">${h(`${doc.doc}: ${doc.title}`)}</h2>`);
+    out.push(`<section class="f-group"><h2 id="${escapeAttr(anchor('doc', doc.doc))}">${h(`${doc.doc}: ${doc.title}`)}</h2>`);
     for (const sec of doc.sections) {
+      const key = sectionKey(doc.doc, sec.section);
+      out.push(`<div class="f-group">`);
       out.push(`<h3 id="${escapeAttr(sectionAnchor(doc.doc, sec.section))}">${h(`${sec.section} ${sec.title ?? ''}`.trim())}</h3>`);
       if (sec.coverage) {
         const c = sec.coverage;
         out.push(`<p class="counts">${c.requirements} requirements, ${c.covered} covered: ${c.passed} passed, ${c.failed} failed, ${c.errored} errored, ${c.warned} warned, ${c.skipped} skipped, ${c.notRun} not run, ${c.notCovered} not covered · <a href="#coverage">back to the matrix</a></p>`);
       }
       for (const g of sec.requirements) {
-        out.push(`<div class="req"${g.id ? ` id="${escapeAttr(anchor('req', g.id))}"` : ''}>`);
+        out.push(`<div class="req f-group"${g.id ? ` id="${escapeAttr(anchor('req', g.id))}"` : ''}>`);
         out.push(`<h4>${g.id ? `<code>${h(g.id)}</code>` : h(requirementLabel(g))} ${badge(g.status)}</h4>`);
         if (g.requirement) {
           out.push(`<p class="meta"><strong>${h(g.requirement.level)}</strong> · source: ${h(g.requirement.source)}</p>`);
@@ -176,37 +248,70 @@ function requirementsSection(docs: OutlineDoc[]): string {
         out.push('<table><tr><th>Status</th><th>Case</th><th>Duration</th><th>Notes</th></tr>');
         for (const c of g.cases) {
           out.push(
-            `<tr><td>${badge(outcome(c))}</td><td><code>${h(c.id)}</code><br/>${h(c.title)}</td><td>${h(formatDuration(c.durationMs))}</td><td>${caseNote(c)}</td></tr>`,
+            `<tr ${filterAttrs(c, key)}><td>${badge(outcome(c))}</td><td><code>${h(c.id)}</code><br/>${h(c.title)}</td><td>${h(formatDuration(c.durationMs))}</td><td>${caseNote(c)}</td></tr>`,
           );
         }
         out.push('</table></div>');
       }
       out.push(requirementList(sec.notRun, 'Not run (no selected case names them)', 'meta'));
       out.push(requirementList(sec.notCovered, 'Not covered (no case of the kit checks them)', 'missing'));
+      out.push('</div>');
     }
     out.push('</section>');
   }
   return out.filter(Boolean).join('\n');
 }
 
-function exchange(ex: Exchange, n: number): string {
+function exchange(ex: Exchange, n: number, plan: EvidencePlan): string {
   const status = ex.status !== undefined ? String(ex.status) : 'no response';
   const out = [
     `<details><summary>${n}. <code>${h(`${ex.method} ${ex.url}`)}</code> → <strong>${h(status)}</strong> (${h(formatDuration(ex.durationMs))})</summary>`,
   ];
   if (ex.error) out.push(`<p class="missing">Error: ${h(ex.error)}</p>`);
   const req = headerLines(ex.requestHeaders);
-  out.push(`<p>Request</p><pre>${h([`${ex.method} ${ex.url}`, ...req, ...(ex.requestBody ? ['', displayBody(ex.requestBody)] : [])].join('\n'))}</pre>`);
+  out.push(`<p>Request</p><pre>${h([`${ex.method} ${ex.url}`, ...req, ...(ex.requestBody ? ['', displayBody(ex.requestBody, plan.bodyLimit)] : [])].join('\n'))}</pre>`);
   if (ex.status !== undefined || ex.responseBody) {
     const res = headerLines(ex.responseHeaders);
-    out.push(`<p>Response</p><pre>${h([`status ${status}`, ...res, ...(ex.responseBody ? ['', displayBody(ex.responseBody)] : [])].join('\n'))}</pre>`);
+    out.push(`<p>Response</p><pre>${h([`status ${status}`, ...res, ...(ex.responseBody ? ['', displayBody(ex.responseBody, plan.bodyLimit)] : [])].join('\n'))}</pre>`);
   }
   out.push('</details>');
   return out.join('\n');
 }
 
-function caseDetail(c: CaseResult): string {
-  const out = [`<div class="req" id="${escapeAttr(anchor('case', c.id))}">`];
+function exchanges(list: readonly Exchange[], heading: string, plan: EvidencePlan): string[] {
+  if (!list.length) return [];
+  const { shown, omitted, omittedBefore } = shownExchanges(list, plan.exchangesShown);
+  const out = [`<h4>${h(heading)} (${list.length})</h4>`];
+  shown.forEach(({ ex, n }, i) => {
+    if (i === omittedBefore) out.push(`<p class="meta">${h(omittedExchangesText(omitted))}</p>`);
+    out.push(exchange(ex, n, plan));
+  });
+  return out;
+}
+
+/** Message, expected and actual of a case or an attempt. */
+function evidence(e: Pick<CaseAttempt, 'message' | 'expected' | 'actual'>): string[] {
+  const out: string[] = [];
+  if (e.message) out.push(`<p>Message</p><pre>${h(e.message)}</pre>`);
+  if (e.expected !== undefined) out.push(`<p>Expected</p><pre>${h(e.expected)}</pre>`);
+  if (e.actual !== undefined) out.push(`<p>Actual</p><pre>${h(e.actual)}</pre>`);
+  return out;
+}
+
+/** The attempts before the last (`run --retries`): each with what it ended with and its evidence. */
+function earlierAttempts(c: CaseResult, plan: EvidencePlan): string[] {
+  const attempts = c.attempts ?? [];
+  if (attempts.length < 2) return [];
+  const out = [`<h4>Attempts (${attempts.length})</h4>`, `<ol class="attempts">${attempts.map((a, i) => `<li>${h(attemptLine(a, i, attempts.length))}</li>`).join('')}</ol>`];
+  attempts.slice(0, -1).forEach((a, i) => {
+    out.push(`<details class="attempt"><summary>Attempt ${i + 1}: ${h(OUTCOME_LABEL[a.status as Outcome] ?? a.status)}</summary>`);
+    out.push(...evidence(a), ...exchanges(a.exchanges, `Exchanges of attempt ${i + 1}`, plan), '</details>');
+  });
+  return out;
+}
+
+function caseDetail(c: CaseResult, plan: EvidencePlan): string {
+  const out = [`<div class="req" id="${escapeAttr(anchor('case', c.id))}" ${filterAttrs(c, sectionKey(c.spec.doc, c.spec.section))}>`];
   out.push(`<h3><code>${h(c.id)}</code> ${h(c.title)} ${badge(outcome(c))}</h3>`);
   out.push('<table>');
   if (c.knownFailure) out.push(`<tr><th>Known failure</th><td>${h(c.knownFailure.reason)}</td></tr>`);
@@ -218,34 +323,65 @@ function caseDetail(c: CaseResult): string {
   );
   out.push(`<tr><th>Duration</th><td>${h(formatDuration(c.durationMs))}</td></tr>`);
   out.push('</table>');
-  if (c.message) out.push(`<p>Message</p><pre>${h(c.message)}</pre>`);
-  if (c.expected !== undefined) out.push(`<p>Expected</p><pre>${h(c.expected)}</pre>`);
-  if (c.actual !== undefined) out.push(`<p>Actual</p><pre>${h(c.actual)}</pre>`);
+  out.push(...evidence(c));
   const findings = findingLines(c);
   if (findings.length) out.push(`<p>Findings (SHOULD: upstream's shape or the spec's recommendation, apart from the verdict; MAY: a permitted outcome, noted)</p><ul>${findings.map((f) => `<li>${h(f)}</li>`).join('')}</ul>`);
-  if (c.exchanges.length) {
-    out.push(`<h4>Exchanges (${c.exchanges.length})</h4>`);
-    c.exchanges.forEach((ex, i) => out.push(exchange(ex, i + 1)));
-  }
+  out.push(...earlierAttempts(c, plan));
+  out.push(...exchanges(c.exchanges, (c.attempts?.length ?? 0) > 1 ? 'Exchanges of the last attempt' : 'Exchanges', plan));
   out.push('</div>');
   return out.join('\n');
 }
 
 function details(report: RunReport): string {
   const out: string[] = [];
+  // A run with a thousand failures gets shorter bodies, so that the file stays one a browser opens.
+  const plan = evidencePlan(detailedCases(report), BODY_BUDGET);
+  const detail = (c: CaseResult) => caseDetail(c, plan);
+  const cut =
+    plan.bodyLimit < BODY_LIMIT || plan.exchangesShown < EXCHANGES_SHOWN
+      ? `<p class="meta">To keep this report a size a browser opens, each case shows at most ${plan.exchangesShown} exchanges and bodies are cut at ${plan.bodyLimit} characters; ${h(FULL_TEXT_HINT)}.</p>`
+      : '';
   const failures = failedCases(report);
-  if (failures.length) out.push('<section><h2 id="failures">Failures and errors</h2>', ...failures.map(caseDetail), '</section>');
+  if (failures.length) out.push('<section class="f-group"><h2 id="failures">Failures and errors</h2>', cut, ...failures.map(detail), '</section>');
   const warnings = warnedCases(report);
   if (warnings.length) {
     out.push(
-      '<section><h2 id="warnings">Warnings (SHOULD rules not met)</h2>',
+      '<section class="f-group"><h2 id="warnings">Warnings (SHOULD rules not met)</h2>',
       '<p class="meta">These cases check rules of level SHOULD (recommendations and upstream behaviour). They do not fail the run; <code>run --strict</code> makes them failures.</p>',
-      ...warnings.map(caseDetail),
+      ...warnings.map(detail),
       '</section>',
     );
   }
-  return out.join('\n');
+  const flaky = flakyCases(report);
+  if (flaky.length) {
+    out.push(
+      '<section class="f-group"><h2 id="flaky">Flaky cases (passed on a retry)</h2>',
+      "<p class=\"meta\">These cases failed or errored, then passed when <code>run --retries</code> ran them again: each failed attempt's evidence is below. They do not fail the run without <code>--strict</code>.</p>",
+      ...flaky.map(detail),
+      '</section>',
+    );
+  }
+  return out.filter(Boolean).join('\n');
 }
+
+/** The filter bar: status, section and level menus of what the report holds, a search box, a count. */
+function filterBar(report: RunReport, docs: OutlineDoc[]): string {
+  const option = (value: string, label: string) => `<option value="${escapeAttr(value)}">${h(label)}</option>`;
+  const outcomes = [...new Set(report.cases.map(outcome))].sort((a, b) => OUTCOME_ORDER.indexOf(a) - OUTCOME_ORDER.indexOf(b));
+  const sections = docs.flatMap((d) => d.sections.filter((s) => s.requirements.length).map((s) => sectionKey(d.doc, s.section)));
+  const levels = [...new Set(report.cases.map((c) => c.level))].sort();
+  return [
+    '<div class="filter" id="filter" role="search">',
+    `<label>Status <select id="f-status">${option('', 'any')}${outcomes.map((o) => option(o, OUTCOME_LABEL[o])).join('')}</select></label>`,
+    `<label>Section <select id="f-section">${option('', 'any')}${sections.map((k) => option(k, k)).join('')}</select></label>`,
+    `<label>Level <select id="f-level">${option('', 'any')}${levels.map((l) => option(l, l)).join('')}</select></label>`,
+    '<label>Search <input type="search" id="f-search" placeholder="case id, title, requirement, message"/></label>',
+    `<span class="meta" id="f-count" data-total="${report.cases.length}">${report.cases.length} cases</span>`,
+    '</div>',
+  ].join('\n');
+}
+
+const OUTCOME_ORDER: Outcome[] = ['failed', 'errored', 'unexpected-pass', 'warned', 'flaky', 'known-failure', 'interrupted', 'unstarted', 'skipped', 'passed'];
 
 export function renderHtml(report: RunReport): string {
   const docs = specOutline(report);
@@ -255,6 +391,7 @@ export function renderHtml(report: RunReport): string {
     '<html lang="en">',
     '<head>',
     '<meta charset="utf-8"/>',
+    `<meta http-equiv="Content-Security-Policy" content="${escapeAttr(CSP)}"/>`,
     '<meta name="viewport" content="width=device-width, initial-scale=1"/>',
     `<title>${h(title)}</title>`,
     `<style>${CSS}</style>`,
@@ -264,8 +401,10 @@ export function renderHtml(report: RunReport): string {
     verdictLine(report),
     matrix(report, docs),
     summary(report),
+    filterBar(report, docs),
     requirementsSection(docs),
     details(report),
+    `<script>${SCRIPT}</script>`,
     '</body>',
     '</html>',
     '',

@@ -1,6 +1,10 @@
 // JUnit XML for CI (Jenkins, GitLab). Known failures are skipped and unexpected passes are failures,
-// so the CI view is green exactly when the run's verdict is.
-import type { CaseResult, Exchange, RunReport } from '../runner/results.js';
+// so the CI view is green exactly when the run's verdict is. A test is named by its case id (stable
+// when a title changes, so CI history holds), with its requirements, spec section, level and title
+// as the testcase's properties. Flaky cases follow surefire's convention: a passing testcase with a
+// <flakyFailure>/<flakyError> per failed attempt; a case that failed every attempt keeps its
+// <failure>/<error> (the last attempt) with a <rerunFailure>/<rerunError> per earlier one.
+import type { CaseAttempt, CaseResult, Exchange, RunReport } from '../runner/results.js';
 import {
   FileReporter,
   type FileReporterOptions,
@@ -12,11 +16,19 @@ import {
   truncate,
   unexpectedPassMessage,
   findingLines,
+  attemptLine,
+  evidencePlan,
+  type EvidencePlan,
+  omittedExchangesText,
+  shownExchanges,
 } from './format.js';
 import { isPartial } from './coverage.js';
 
-/** Bodies in the compact exchange rendering are cut to this many characters. */
+/** Bodies in the compact exchange rendering are cut to this many characters (fewer for a big run). */
 const JUNIT_BODY_LIMIT = 1024;
+
+/** Characters of bodies the whole file may take before bodies are cut shorter than JUNIT_BODY_LIMIT. */
+const JUNIT_BODY_BUDGET = 1024 * 1024;
 
 interface Counts {
   tests: number;
@@ -34,14 +46,25 @@ function countsAttrs(c: Counts): string {
   return `tests="${c.tests}" failures="${c.failures}" errors="${c.errors}" skipped="${c.skipped}" time="${seconds(c.timeMs)}"`;
 }
 
-function compactExchange(ex: Exchange): string {
+function compactExchange(ex: Exchange, plan: EvidencePlan): string {
   const lines = [`  ${exchangeSummary(ex)}`];
-  if (ex.requestBody) lines.push(`    request: ${truncate(ex.requestBody, JUNIT_BODY_LIMIT).replace(/\n/g, '\n      ')}`);
-  if (ex.responseBody) lines.push(`    response: ${truncate(ex.responseBody, JUNIT_BODY_LIMIT).replace(/\n/g, '\n      ')}`);
+  if (ex.requestBody) lines.push(`    request: ${truncate(ex.requestBody, plan.bodyLimit).replace(/\n/g, '\n      ')}`);
+  if (ex.responseBody) lines.push(`    response: ${truncate(ex.responseBody, plan.bodyLimit).replace(/\n/g, '\n      ')}`);
   return lines.join('\n');
 }
 
-function detailBody(c: CaseResult, lead?: string): string {
+function exchangeLines(list: readonly Exchange[], plan: EvidencePlan): string[] {
+  if (!list.length) return [];
+  const { shown, omitted, omittedBefore } = shownExchanges(list, plan.exchangesShown);
+  const lines = [`exchanges (${list.length}):`];
+  shown.forEach(({ ex, n }, i) => {
+    if (i === omittedBefore) lines.push(`  ${omittedExchangesText(omitted)}`);
+    lines.push(compactExchange(ex, plan).replace(/^ {2}/, `  ${n}. `));
+  });
+  return lines;
+}
+
+function detailBody(c: CaseResult, plan: EvidencePlan, lead?: string): string {
   const lines: string[] = [];
   if (lead) lines.push(lead);
   if (c.message && c.message !== lead) lines.push(c.message);
@@ -50,41 +73,74 @@ function detailBody(c: CaseResult, lead?: string): string {
   for (const f of findingLines(c)) lines.push(`finding: ${f}`);
   lines.push(`requirements: ${c.requirements.length ? c.requirements.join(', ') : '(none)'}`);
   lines.push(`spec: ${c.spec.doc} §${c.spec.section}`);
-  if (c.exchanges.length) {
-    lines.push('exchanges:');
-    for (const ex of c.exchanges) lines.push(compactExchange(ex));
-  }
+  const attempts = c.attempts ?? [];
+  if (attempts.length > 1) lines.push(...attempts.map((a, i) => attemptLine(a, i, attempts.length)));
+  lines.push(...exchangeLines(c.exchanges, plan));
   return lines.join('\n');
 }
 
-function renderCase(c: CaseResult): string {
-  const open = `    <testcase classname="${escapeAttr(c.suite)}" name="${escapeAttr(`${c.id}: ${c.title}`)}" time="${seconds(c.durationMs)}"`;
+function attemptBody(a: CaseAttempt, i: number, of: number, plan: EvidencePlan): string {
+  const lines = [attemptLine(a, i, of)];
+  if (a.expected !== undefined) lines.push(`expected: ${a.expected}`);
+  if (a.actual !== undefined) lines.push(`actual: ${a.actual}`);
+  lines.push(...exchangeLines(a.exchanges, plan));
+  return lines.join('\n');
+}
+
+/**
+ * The attempts before the last that failed or errored, as surefire writes reruns: `flaky` in a
+ * passing testcase, `rerun` beside the failure of one that never passed.
+ */
+function attemptElements(c: CaseResult, prefix: 'flaky' | 'rerun', plan: EvidencePlan): string[] {
+  const attempts = c.attempts ?? [];
+  return attempts.slice(0, -1).flatMap((a, i) => {
+    if (a.status !== 'failed' && a.status !== 'errored') return [];
+    const tag = `${prefix}${a.status === 'failed' ? 'Failure' : 'Error'}`;
+    const type = a.status === 'failed' ? 'assertion' : 'error';
+    return [`<${tag} message="${escapeAttr(a.message)}" type="${type}"><stackTrace>${escapeText(attemptBody(a, i, attempts.length, plan))}</stackTrace></${tag}>`];
+  });
+}
+
+/** A testcase's properties: what the case checks, so CI tools can group and search by requirement. */
+function caseProperties(c: CaseResult): string {
+  const props: [string, string][] = [
+    ...c.requirements.map((r): [string, string] => ['requirement', r]),
+    ['spec', `${c.spec.doc} §${c.spec.section}`],
+    ['level', c.level],
+    ['title', c.title],
+  ];
+  if (c.attempts && c.attempts.length > 1) props.push(['attempts', String(c.attempts.length)]);
+  return `<properties>${props.map(([k, v]) => `<property name="${escapeAttr(k)}" value="${escapeAttr(v)}"/>`).join('')}</properties>`;
+}
+
+function renderCase(c: CaseResult, plan: EvidencePlan): string {
+  const open = `    <testcase classname="${escapeAttr(c.suite)}" name="${escapeAttr(c.id)}" time="${seconds(c.durationMs)}">\n      ${caseProperties(c)}`;
+  const close = (inner: string[]) => `${open}${inner.map((x) => `\n      ${x}`).join('')}\n    </testcase>`;
+  const detailBodyOf = (lead?: string) => detailBody(c, plan, lead);
   let inner: string;
   switch (outcome(c)) {
     case 'passed':
-      return `${open}/>`;
+      return close([]);
     case 'skipped':
       inner = `<skipped message="${escapeAttr(c.message)}"/>`;
       break;
     case 'known-failure': {
       const reason = c.knownFailure?.reason ?? '';
-      inner = `<skipped message="${escapeAttr(`known failure: ${reason}`)}">${escapeText(detailBody(c, `${c.status} (known failure: ${reason})`))}</skipped>`;
+      inner = `<skipped message="${escapeAttr(`known failure: ${reason}`)}">${escapeText(detailBodyOf(`${c.status} (known failure: ${reason})`))}</skipped>`;
       break;
     }
     case 'unexpected-pass': {
       const msg = unexpectedPassMessage(c);
-      inner = `<failure message="${escapeAttr(msg)}" type="unexpected-pass">${escapeText(detailBody(c, msg))}</failure>`;
+      inner = `<failure message="${escapeAttr(msg)}" type="unexpected-pass">${escapeText(detailBodyOf(msg))}</failure>`;
       break;
     }
     case 'failed':
-      inner = `<failure message="${escapeAttr(c.message)}" type="assertion">${escapeText(detailBody(c))}</failure>`;
-      break;
+      return close([`<failure message="${escapeAttr(c.message)}" type="assertion">${escapeText(detailBodyOf())}</failure>`, ...attemptElements(c, 'rerun', plan)]);
     case 'errored':
-      inner = `<error message="${escapeAttr(c.message)}" type="error">${escapeText(detailBody(c))}</error>`;
-      break;
+      return close([`<error message="${escapeAttr(c.message)}" type="error">${escapeText(detailBodyOf())}</error>`, ...attemptElements(c, 'rerun', plan)]);
     case 'warned':
       // A SHOULD rule not met, in a run without --strict: the test passes, the evidence is kept.
-      inner = `<system-out>${escapeText(`WARNING (SHOULD): ${detailBody(c)}`)}</system-out>`;
+      inner = `<system-out>${escapeText(`WARNING (SHOULD): ${detailBodyOf()}`)}</system-out>`;
       break;
     case 'interrupted':
       inner = `<skipped message="${escapeAttr('interrupted: the run was stopped while this case ran')}"/>`;
@@ -92,17 +148,23 @@ function renderCase(c: CaseResult): string {
     case 'unstarted':
       inner = `<skipped message="${escapeAttr('not started: the run was interrupted first')}"/>`;
       break;
-    case 'flaky':
-      inner = `<system-out>${escapeText(`FLAKY: passed on attempt ${c.attempts?.length ?? '?'} of ${c.attempts?.length ?? '?'}`)}</system-out>`;
-      break;
+    case 'flaky': {
+      const n = c.attempts?.length;
+      const summary = `FLAKY: failed, then passed on ${n ? `attempt ${n} of ${n}` : 'a retry'}\n${detailBodyOf()}`;
+      return close([...attemptElements(c, 'flaky', plan), `<system-out>${escapeText(summary)}</system-out>`]);
+    }
   }
-  return `${open}>\n      ${inner}\n    </testcase>`;
+  return close([inner]);
 }
 
-function tally(cases: CaseResult[]): Counts {
-  const n: Counts = { tests: cases.length, failures: 0, errors: 0, skipped: 0, timeMs: 0 };
+/**
+ * A suite's counts. Its time is the run's wall time: the kit's suites run interleaved in one run,
+ * so no suite has a span of its own, and a sum of case durations (cases run in parallel) would
+ * claim several times the run's length.
+ */
+function tally(cases: CaseResult[], wallMs: number): Counts {
+  const n: Counts = { tests: cases.length, failures: 0, errors: 0, skipped: 0, timeMs: wallMs };
   for (const c of cases) {
-    n.timeMs += c.durationMs;
     const o = outcome(c);
     if (o === 'failed' || o === 'unexpected-pass') n.failures++;
     else if (o === 'errored') n.errors++;
@@ -141,8 +203,9 @@ export function renderJunit(report: RunReport): string {
   const ts = escapeAttr(report.startedAt);
   const total: Counts = { tests: 0, failures: 0, errors: 0, skipped: 0, timeMs: report.durationMs };
   const blocks: string[] = [];
+  const plan = evidencePlan(report.cases.filter((c) => c.status !== 'passed' && c.status !== 'skipped'), JUNIT_BODY_BUDGET, JUNIT_BODY_LIMIT);
   for (const [name, cases] of suites) {
-    const n = tally(cases);
+    const n = tally(cases, report.durationMs);
     total.tests += n.tests;
     total.failures += n.failures;
     total.errors += n.errors;
@@ -151,7 +214,7 @@ export function renderJunit(report: RunReport): string {
       [
         `  <testsuite name="${escapeAttr(name)}" ${countsAttrs(n)} timestamp="${ts}">`,
         properties(report),
-        ...cases.map(renderCase),
+        ...cases.map((c) => renderCase(c, plan)),
         '  </testsuite>',
       ].join('\n'),
     );

@@ -1,6 +1,8 @@
 // Markdown report for auditors: summary, then each covered requirement in spec order with the
-// cases that check it, then the evidence (expected/actual, HTTP exchanges) for failures.
-import type { CaseResult, CoverageCounts, Exchange, RunReport } from '../runner/results.js';
+// cases that check it, then the evidence (expected/actual, HTTP exchanges) for failures. It stays
+// under MARKDOWN_LIMIT bytes whatever the run (a GitHub job summary takes 1 MiB): evidence that
+// does not fit is cut, case by case, and the report says the JSON report has it whole.
+import type { CaseAttempt, CaseResult, CoverageCounts, Exchange, RunReport } from '../runner/results.js';
 import {
   FileReporter,
   type FileReporterOptions,
@@ -19,7 +21,19 @@ import {
   summaryFacts,
   failedCases,
   warnedCases,
+  flakyCases,
+  truncate,
   findingLines,
+  FULL_TEXT_HINT,
+  attemptLine,
+  evidencePlan,
+  type EvidencePlan,
+  clip,
+  detailedCases,
+  isDetailed,
+  omittedExchangesText,
+  plural,
+  shownExchanges,
 } from './format.js';
 import { requirementLabel } from './grouping.js';
 import { coverageOf, matrixColumns, sectionAnchor, specOutline, type OutlineDoc } from './coverage.js';
@@ -72,20 +86,27 @@ function verdictLine(report: RunReport): string[] {
   return [`**Verdict: ${md(verdictHeadline(report))}**: ${md(verdictReason(report))}`];
 }
 
+/** Paths listed in the summary at most; a run that leaked thousands would fill the size budget. */
+const PATHS_LISTED = 200;
+
+function pathList(paths: readonly string[]): string[] {
+  const out = paths.slice(0, PATHS_LISTED).map((l) => `- ${code(l)}`);
+  if (paths.length > PATHS_LISTED) out.push(`- … ${paths.length - PATHS_LISTED} more: the JSON report lists them all`);
+  return out;
+}
+
 function summary(report: RunReport): string[] {
   const rows: [string, string][] = [
     ['Run id', code(report.runId)],
     ...summaryFacts(report).map(([a, b]): [string, string] => [a, md(b)]),
   ];
   const out = ['', '## Run', '', '| | |', '|---|---|', ...rows.map(([a, b]) => `| ${a} | ${b} |`)];
-  if (report.interrupted) out.push('', '> **Interrupted:** the run stopped before every case finished; cases that did not run are not listed.');
+  if (report.interrupted) out.push('', '> **Interrupted:** the run stopped before every case finished; cases it never started are listed as _not started_ and checked nothing.');
   if (report.leaks.length) {
-    out.push('', 'Objects labelled with this run that were still present after cleanup:', '');
-    for (const l of report.leaks) out.push(`- ${code(l)}`);
+    out.push('', 'Objects labelled with this run that were still present after cleanup:', '', ...pathList(report.leaks));
   }
   if (report.cleanupUnverified?.length) {
-    out.push('', 'Collections whose cleanup could not be verified (nothing is known to be left behind; check by hand):', '');
-    for (const l of report.cleanupUnverified) out.push(`- ${code(l)}`);
+    out.push('', 'Collections whose cleanup could not be verified (nothing is known to be left behind; check by hand):', '', ...pathList(report.cleanupUnverified));
   }
   out.push(...skipSummary(report));
   return out;
@@ -131,6 +152,7 @@ function matrix(report: RunReport, docs: OutlineDoc[]): string[] {
   const links = [
     failedCases(report).length ? '[Failures and errors](#failures)' : '',
     warnedCases(report).length ? '[Warnings (SHOULD rules not met)](#warnings)' : '',
+    flakyCases(report).length ? '[Flaky cases (passed on a retry)](#flaky)' : '',
   ].filter(Boolean);
   if (links.length) out.push('', `Details: ${links.join(' · ')}`);
   return out;
@@ -141,13 +163,16 @@ function requirementList(reqs: readonly Requirement[], caption: string): string[
   return ['', `**${caption}** (${reqs.length}):`, '', '| Requirement | Level | Rule |', '|---|---|---|', ...reqs.map((r) => `| ${code(r.id)} | ${r.level} | ${prose(r.text)} |`)];
 }
 
+/** A message in a table cell is cut to this many characters; the case's details have it whole. */
+const NOTE_LIMIT = 300;
+
 function caseNote(c: CaseResult): string {
   const parts: string[] = [];
   const o = outcome(c);
   if (o === 'known-failure') parts.push(`known failure: ${md(c.knownFailure?.reason ?? '')}`);
   if (o === 'unexpected-pass') parts.push(md(unexpectedPassMessage(c)));
-  else if (c.message) parts.push(md(c.message));
-  if (c.status === 'failed' || c.status === 'errored' || c.status === 'warned') parts.push(`[details](#${anchor('case', c.id)})`);
+  else if (c.message) parts.push(md(clip(c.message, NOTE_LIMIT)));
+  if (isDetailed(c)) parts.push(`[details](#${anchor('case', c.id)})`);
   return parts.join(' · ');
 }
 
@@ -180,64 +205,170 @@ function requirementsSection(docs: OutlineDoc[]): string[] {
   return out;
 }
 
-function exchange(ex: Exchange, n: number): string[] {
+function exchange(ex: Exchange, n: number, bodyLimit: number): string[] {
   const status = ex.status !== undefined ? String(ex.status) : 'no response';
   const out = ['', `**${n}.** ${code(`${ex.method} ${ex.url}`)} → **${status}** (${formatDuration(ex.durationMs)})`];
   if (ex.error) out.push('', `Error: ${md(ex.error)}`);
   const req = headerLines(ex.requestHeaders);
   if (req.length || ex.requestBody) {
-    out.push('', 'Request:', '', block([...req, ...(ex.requestBody ? ['', displayBody(ex.requestBody)] : [])].join('\n'), 'http'));
+    out.push('', 'Request:', '', block([...req, ...(ex.requestBody ? ['', displayBody(ex.requestBody, bodyLimit)] : [])].join('\n'), 'http'));
   }
   if (ex.status !== undefined || ex.responseBody) {
     const res = headerLines(ex.responseHeaders);
-    out.push('', 'Response:', '', block([...res, ...(ex.responseBody ? ['', displayBody(ex.responseBody)] : [])].join('\n'), 'http'));
+    out.push('', 'Response:', '', block([...res, ...(ex.responseBody ? ['', displayBody(ex.responseBody, bodyLimit)] : [])].join('\n'), 'http'));
   }
   return out;
 }
 
-function caseDetail(c: CaseResult): string[] {
-  const out = ['', `### <a id="${anchor('case', c.id)}"></a>${code(c.id)}: ${md(c.title)}`, ''];
+/** How much of a case's evidence to render: `full` with exchanges, `compact` without them. */
+type Depth = ({ kind: 'full' } & EvidencePlan) | { kind: 'compact' };
+
+/** Text blocks (message, expected, actual) in a compact detail are cut to this many characters. */
+const COMPACT_TEXT_LIMIT = 2000;
+
+function exchanges(list: readonly Exchange[], heading: string, depth: Depth): string[] {
+  if (!list.length) return [];
+  if (depth.kind === 'compact') return ['', `${heading} (${list.length}): left out to keep this report under its size; ${FULL_TEXT_HINT}.`];
+  const { shown, omitted, omittedBefore } = shownExchanges(list, depth.exchangesShown);
+  const out = ['', `#### ${heading} (${list.length})`];
+  shown.forEach(({ ex, n }, i) => {
+    if (i === omittedBefore) out.push('', `_${md(omittedExchangesText(omitted))}_`);
+    out.push(...exchange(ex, n, depth.bodyLimit));
+  });
+  return out;
+}
+
+/** Message, expected and actual of a case or an attempt. */
+function evidence(e: Pick<CaseAttempt, 'message' | 'expected' | 'actual'>, depth: Depth): string[] {
+  const cut = (s: string) => (depth.kind === 'compact' ? truncate(s, COMPACT_TEXT_LIMIT) : s);
+  const out: string[] = [];
+  if (e.message) out.push('', 'Message:', '', block(cut(e.message)));
+  if (e.expected !== undefined) out.push('', 'Expected:', '', block(cut(e.expected)));
+  if (e.actual !== undefined) out.push('', 'Actual:', '', block(cut(e.actual)));
+  return out;
+}
+
+/** The attempts before the last (`run --retries`): each with what it ended with and its evidence. */
+function earlierAttempts(c: CaseResult, depth: Depth): string[] {
+  const attempts = c.attempts ?? [];
+  if (attempts.length < 2) return [];
+  const out = ['', `#### Attempts (${attempts.length})`, ''];
+  attempts.forEach((a, i) => out.push(`- ${md(attemptLine(a, i, attempts.length))}`));
+  attempts.slice(0, -1).forEach((a, i) => {
+    out.push('', `##### Attempt ${i + 1}: ${OUTCOME_LABEL[a.status as keyof typeof OUTCOME_LABEL] ?? md(a.status)}`);
+    out.push(...evidence(a, depth), ...exchanges(a.exchanges, `Exchanges of attempt ${i + 1}`, depth));
+  });
+  return out;
+}
+
+function caseHeading(c: CaseResult): string {
+  return `### <a id="${anchor('case', c.id)}"></a>${code(c.id)}: ${md(c.title)}`;
+}
+
+function caseDetail(c: CaseResult, depth: Depth): string[] {
+  const out = ['', caseHeading(c), ''];
   out.push(`- Status: ${OUTCOME_LABEL[outcome(c)]}${c.knownFailure ? ` (${md(c.knownFailure.reason)})` : ''}`);
   out.push(`- Suite: ${md(c.suite)}; level ${c.level}; spec [${c.spec.doc} §${md(c.spec.section)}](#${sectionAnchor(c.spec.doc, c.spec.section)})`);
   out.push(`- Requirements: ${c.requirements.length ? c.requirements.map(code).join(', ') : '(none)'}`);
   out.push(`- Duration: ${formatDuration(c.durationMs)}`);
-  if (c.message) out.push('', 'Message:', '', block(c.message));
-  if (c.expected !== undefined) out.push('', 'Expected:', '', block(c.expected));
-  if (c.actual !== undefined) out.push('', 'Actual:', '', block(c.actual));
+  out.push(...evidence(c, depth));
   const findings = findingLines(c);
-  if (findings.length) out.push('', 'Findings (SHOULD: upstream\'s shape or the spec\'s recommendation, apart from the verdict; MAY: a permitted outcome, noted):', '', ...findings.map((f) => `- ${md(f)}`));
-  if (c.exchanges.length) {
-    out.push('', `#### Exchanges (${c.exchanges.length})`);
-    c.exchanges.forEach((ex, i) => out.push(...exchange(ex, i + 1)));
-  }
+  if (findings.length) out.push('', 'Findings (SHOULD: upstream\'s shape or the spec\'s recommendation, apart from the verdict; MAY: a permitted outcome, noted):', '', ...findings.map((f) => `- ${md(depth.kind === 'compact' ? clip(f, NOTE_LIMIT) : f)}`));
+  out.push(...earlierAttempts(c, depth));
+  out.push(...exchanges(c.exchanges, (c.attempts?.length ?? 0) > 1 ? 'Exchanges of the last attempt' : 'Exchanges', depth));
   return out;
 }
 
-function details(report: RunReport): string[] {
-  const out: string[] = [];
-  const failures = failedCases(report);
-  if (failures.length) out.push('', '<a id="failures"></a>', '', '## Failures and errors', ...failures.flatMap(caseDetail));
-  const warnings = warnedCases(report);
-  if (warnings.length) {
-    out.push('', '<a id="warnings"></a>', '', '## Warnings (SHOULD rules not met)', '');
-    out.push('These cases check rules of level SHOULD (recommendations and upstream behaviour). They do not fail the run; `run --strict` makes them failures.');
-    out.push(...warnings.flatMap(caseDetail));
+/** The least a detailed case gets: its anchor (rows link to it), status and message, one paragraph. */
+function caseLine(c: CaseResult): string[] {
+  const msg = c.message ? `: ${md(clip(c.message, NOTE_LIMIT))}` : '';
+  return ['', caseHeading(c), '', `${OUTCOME_LABEL[outcome(c)]}${msg} (details left out to keep this report under its size; ${md(FULL_TEXT_HINT)})`];
+}
+
+/** The report's size limit in bytes: under the 1 MiB a GitHub job summary takes, with room to spare. */
+export const MARKDOWN_LIMIT = 1024 * 1024 - 16 * 1024;
+
+/** Room kept for the details' evidence beyond their one-paragraph forms when deciding on the tables. */
+const DETAILS_RESERVE = 128 * 1024;
+
+/** Characters of bodies the details may take in all, before bodies are cut shorter than BODY_LIMIT. */
+const BODY_BUDGET = 384 * 1024;
+
+const bytes = (lines: readonly string[]): number => Buffer.byteLength(lines.join('\n'), 'utf8') + lines.length;
+
+const DETAIL_SECTIONS: Array<{ status: ReadonlySet<string>; head: string[] }> = [
+  { status: new Set(['failed', 'errored']), head: ['', '<a id="failures"></a>', '', '## Failures and errors'] },
+  {
+    status: new Set(['warned']),
+    head: ['', '<a id="warnings"></a>', '', '## Warnings (SHOULD rules not met)', '', 'These cases check rules of level SHOULD (recommendations and upstream behaviour). They do not fail the run; `run --strict` makes them failures.'],
+  },
+  {
+    status: new Set(['flaky']),
+    head: ['', '<a id="flaky"></a>', '', '## Flaky cases (passed on a retry)', '', 'These cases failed or errored, then passed when `run --retries` ran them again: each failed attempt\'s evidence is below. They do not fail the run without `--strict`.'],
+  },
+];
+
+/**
+ * The evidence of failures, warnings and flaky cases within `budget` bytes. Every case first gets
+ * its one-paragraph form (so that every row's link has its target); then, in report order, each is
+ * given its full detail when that fits what is left, else its detail without exchanges. Cases
+ * beyond even the one-paragraph forms are counted in a closing line.
+ */
+function details(report: RunReport, budget: number): string[] {
+  const cases = detailedCases(report);
+  const depth: Depth = { kind: 'full', ...evidencePlan(cases, BODY_BUDGET) };
+  const heads = DETAIL_SECTIONS.filter((d) => cases.some((c) => d.status.has(c.status)));
+  let left = budget - heads.reduce((n, d) => n + bytes(d.head), 0);
+  const rendered = new Map<CaseResult, string[]>();
+  let dropped = 0;
+  for (const c of cases) {
+    const line = caseLine(c);
+    if (bytes(line) > left) dropped++;
+    else {
+      rendered.set(c, line);
+      left -= bytes(line);
+    }
   }
+  // Upgraded in turns across failures, warnings and flaky cases, so that a thousand failures do
+  // not leave the warnings and flaky cases without evidence.
+  const queues = heads.map((d) => [...rendered.keys()].filter((c) => d.status.has(c.status)));
+  const turns: CaseResult[] = [];
+  for (let i = 0; queues.some((q) => i < q.length); i++) for (const q of queues) if (i < q.length) turns.push(q[i]!);
+  for (const c of turns) {
+    const line = rendered.get(c)!;
+    for (const d of [depth, { kind: 'compact' } as Depth]) {
+      const more = caseDetail(c, d);
+      const extra = bytes(more) - bytes(line);
+      if (extra <= left) {
+        rendered.set(c, more);
+        left -= extra;
+        break;
+      }
+    }
+  }
+  const out: string[] = [];
+  for (const d of heads) {
+    out.push(...d.head);
+    for (const c of cases) if (d.status.has(c.status) && rendered.has(c)) out.push(...rendered.get(c)!);
+  }
+  if (dropped) out.push('', `**${plural(dropped, 'more case')} failed, warned or were flaky and are not detailed here, to keep this report under its size: the JSON report (\`--reporter json=<path>\`) has their evidence.**`);
   return out;
 }
 
 export function renderMarkdown(report: RunReport): string {
   const docs = specOutline(report);
-  return [
-    `# Conformance report: ${md(targetLabel(report.target))}`,
-    '',
-    ...verdictLine(report),
-    ...matrix(report, docs),
-    ...summary(report),
-    ...requirementsSection(docs),
-    ...details(report),
-    '',
-  ].join('\n');
+  const head = [`# Conformance report: ${md(targetLabel(report.target))}`, '', ...verdictLine(report), ...matrix(report, docs), ...summary(report)];
+  let perRequirement = requirementsSection(docs);
+  // The per-requirement tables give way (the matrix and the details stay, and the report says
+  // where the tables are) when they would leave no room for every detailed case's paragraph and
+  // some evidence: a run with a thousand failures.
+  const least = detailedCases(report).reduce((n, c) => n + bytes(caseLine(c)), DETAILS_RESERVE);
+  if (bytes(head) + bytes(perRequirement) + least > MARKDOWN_LIMIT) {
+    perRequirement = ['', `_The per-requirement tables (${plural(report.cases.length, 'case')}) are left out to keep this report under its size: the HTML report (\`--reporter html=<path>\`) and the JSON report have them._`];
+  }
+  const tail = ['', ''];
+  const budget = MARKDOWN_LIMIT - bytes(head) - bytes(perRequirement) - bytes(tail);
+  return [...head, ...perRequirement, ...details(report, budget), ''].join('\n');
 }
 
 export class MarkdownReporter extends FileReporter {

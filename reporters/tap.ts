@@ -15,7 +15,11 @@ import {
   targetLabel,
   unexpectedPassMessage,
   findingLines,
+  attemptLine,
+  omittedExchangesText,
+  shownExchanges,
 } from './format.js';
+import type { Exchange } from '../runner/results.js';
 
 /** One line, with `#` and `\` escaped as TAP 14 requires in descriptions. */
 function description(s: string): string {
@@ -25,6 +29,12 @@ function description(s: string): string {
 /** A directive's reason: one line. */
 function reason(s: string): string {
   return s.replace(/[\r\n]+/g, ' ').trim();
+}
+
+/** Exchanges as summary lines, numbered, at most EXCHANGES_SHOWN of them (the JSON report has all). */
+function exchangeList(list: readonly Exchange[]): string[] {
+  const { shown, omitted, omittedBefore } = shownExchanges(list);
+  return shown.flatMap(({ ex, n }, i) => [...(i === omittedBefore ? [omittedExchangesText(omitted)] : []), `${n}. ${exchangeSummary(ex)}`]);
 }
 
 function diagnostic(c: CaseResult, message: string): string {
@@ -37,7 +47,17 @@ function diagnostic(c: CaseResult, message: string): string {
   diag.spec = `${c.spec.doc} §${c.spec.section}`;
   diag.status = c.status;
   diag.duration_ms = c.durationMs;
-  if (c.exchanges.length) diag.exchanges = c.exchanges.map(exchangeSummary);
+  const attempts = c.attempts ?? [];
+  if (attempts.length > 1) {
+    // Each attempt (`run --retries`) with its own evidence: a flaky pass keeps why it failed first.
+    diag.attempts = attempts.map((a, i) => ({
+      attempt: attemptLine(a, i, attempts.length),
+      ...(a.expected !== undefined ? { expected: a.expected } : {}),
+      ...(a.actual !== undefined ? { actual: a.actual } : {}),
+      ...(a.exchanges.length ? { exchanges: exchangeList(a.exchanges) } : {}),
+    }));
+  }
+  if (c.exchanges.length) diag.exchanges = exchangeList(c.exchanges);
   const yaml = stringify(diag, { lineWidth: 0 }).trimEnd();
   return ['  ---', ...yaml.split('\n').map((l) => `  ${l}`), '  ...'].join('\n');
 }
@@ -54,7 +74,7 @@ function testPoint(c: CaseResult, n: number): string {
     case 'unstarted':
       return `ok ${desc} # SKIP not started: the run was interrupted first`;
     case 'flaky':
-      return `ok ${desc}\n${diagnostic(c, `flaky: passed on attempt ${c.attempts?.length ?? '?'}`)}`;
+      return `ok ${desc}\n${diagnostic(c, `flaky: failed, then passed on ${c.attempts?.length ? `attempt ${c.attempts.length}` : 'a retry'}`)}`;
     case 'warned':
       return `ok ${desc}\n${diagnostic(c, `warning (SHOULD rule not met): ${c.message}`)}`;
     case 'known-failure': {

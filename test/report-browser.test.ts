@@ -1,7 +1,11 @@
 // The HTML report as a user sees it: opened in headless Chromium (Debian's `chromium`; .ci/run
 // installs it), the DOM checked after the browser parsed and styled it. Without Chromium the test
-// is skipped with the reason, except in CI (`CI` set), where it must run.
+// is skipped with the reason, except in CI (`CI` set), where it must run. One probe page (one
+// browser start) reads three reports: a small one, a 1,000-failure one whose filter and search it
+// drives, and a copy of the small one with a script planted as an escaping bug would let a target's
+// answer in, which the report's Content-Security-Policy must keep from running.
 import t from 'tap';
+import { createHash } from 'node:crypto';
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +15,8 @@ import type { RunReport } from '../runner/results.js';
 import { summarise } from '../runner/run.js';
 import { renderHtml } from '../reporters/html.js';
 import { computeCoverage } from '../reporters/coverage.js';
-import { REQ_DEFAULT, failed, passed, passingWithWarning, skipped, warned } from './helpers/report-fixture.js';
+import { REQ_DEFAULT, failed, manyFailures, passed, passingWithWarning, skipped, warned } from './helpers/report-fixture.js';
+import { REQUIREMENTS } from '../suites/requirements/index.js';
 
 function findChromium(): string | undefined {
   for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
@@ -44,10 +49,49 @@ function dumpDom(chromium: string, page: string, profile: string): Promise<strin
  */
 const PROBE = `<!DOCTYPE html><html><body><pre id="result">not run</pre>
 <iframe id="report" src="report.html" style="width:1280px;height:900px"></iframe>
+<iframe id="big" src="big.html" style="width:1280px;height:900px"></iframe>
+<iframe id="tampered" src="tampered.html" style="width:1280px;height:900px"></iframe>
 <script>
 const out = document.getElementById('result');
 window.addEventListener('error', (e) => { out.textContent = 'ERROR ' + e.message; });
-document.getElementById('report').addEventListener('load', () => {
+// Drives the big report's filter as a reader would (menus, search box) and records what shows.
+function filtering() {
+  const w = document.getElementById('big').contentWindow;
+  const d = w.document;
+  const shown = () => [...d.querySelectorAll('[data-status]')].filter((el) => el.getClientRects().length > 0);
+  const set = (id, value, type) => { const el = d.getElementById(id); el.value = value; el.dispatchEvent(new w.Event(type)); };
+  const look = () => {
+    const els = shown();
+    return {
+      count: d.getElementById('f-count').textContent,
+      cases: new Set(els.map((el) => el.dataset.case)).size,
+      statuses: [...new Set(els.map((el) => el.dataset.status))].sort(),
+      sections: [...new Set(els.map((el) => el.dataset.section))].sort(),
+      levels: [...new Set(els.map((el) => el.dataset.level))].sort(),
+      ids: els.length < 20 ? [...new Set(els.map((el) => el.dataset.case))] : [],
+      failuresShown: d.getElementById('failures').getClientRects().length > 0,
+      flakyShown: d.getElementById('flaky').getClientRects().length > 0,
+    };
+  };
+  const views = { initial: look() };
+  set('f-status', 'flaky', 'change'); views.flaky = look();
+  set('f-status', 'failed', 'change'); views.failed = look();
+  set('f-level', 'SHOULD', 'change'); views.failedShould = look();
+  set('f-status', '', 'change'); set('f-level', '', 'change');
+  set('f-section', '000 §7', 'change'); views.section = look();
+  set('f-section', '', 'change');
+  set('f-search', 'CASE-0500', 'input'); views.search = look();
+  set('f-search', '', 'input'); views.cleared = look();
+  return {
+    views,
+    scripts: [...d.scripts].map((s) => s.textContent),
+    csp: d.querySelector('meta[http-equiv="Content-Security-Policy"]').getAttribute('content'),
+    cspFirst: d.head.firstElementChild.nextElementSibling === d.querySelector('meta[http-equiv="Content-Security-Policy"]'),
+  };
+}
+let loaded = 0;
+for (const id of ['report', 'big', 'tampered']) document.getElementById(id).addEventListener('load', () => { if (++loaded === 3) probe(); });
+function probe() {
   try {
     const frame = document.getElementById('report');
     const d = frame.contentDocument;
@@ -71,14 +115,20 @@ document.getElementById('report').addEventListener('load', () => {
       links: links.length,
       brokenLinks: links.filter((id) => !d.getElementById(id)),
       scripts: d.scripts.length,
+      matrixTables: d.querySelectorAll('table.matrix').length,
       matrixFirst: !!(matrix && firstSection && (matrix.compareDocumentPosition(firstSection) & Node.DOCUMENT_POSITION_FOLLOWING)),
       warningText: (d.getElementById('warnings') || {}).textContent || '',
       warningsDetail: (d.getElementById('case-${warned.id}') || {}).innerText || '',
+      big: filtering(),
+      tampered: {
+        planted: document.getElementById('tampered').contentWindow.planted === true,
+        own: document.getElementById('tampered').contentDocument.getElementById('f-count').textContent,
+      },
     });
   } catch (e) {
     out.textContent = 'ERROR ' + e;
   }
-});
+}
 </script></body></html>`;
 
 const RED = 'rgb(251, 218, 218)';
@@ -89,7 +139,10 @@ const chromium = findChromium();
 // Skipped only off CI: in CI a missing browser is a failure, not a silent skip.
 const skip = !chromium && !process.env.CI ? 'chromium is not installed (apt-get install --no-install-recommends chromium); CI runs this test' : false;
 
-t.test('the HTML report in headless Chromium: matrix, counts, partial verdict, links, no scripts', { skip }, async (t) => {
+/** The base64 sha256 of a script, as a CSP names it. */
+const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('base64');
+
+t.test('the HTML report in headless Chromium: matrix, counts, partial verdict, links, no script but its own (pinned by CSP), filter and search at 1,000 failures', { skip }, async (t) => {
   if (!chromium) {
     t.fail('chromium is not installed, and CI must run this test: .ci/run installs it (apt-get install chromium)');
     return;
@@ -101,28 +154,35 @@ t.test('the HTML report in headless Chromium: matrix, counts, partial verdict, l
   // The warning names another requirement than the failure, so that §2.2 shows it (worst result).
   const cases = [passed, failed, skipped, { ...warned, requirements: [REQ_DEFAULT], spec: { doc: '000' as const, section: '2.2' } }];
   const report: RunReport = { ...base, cases, summary: summarise(cases), coverage: computeCoverage(cases) };
-  await writeFile(join(dir, 'report.html'), renderHtml(report));
+  const html = renderHtml(report);
+  await writeFile(join(dir, 'report.html'), html);
+  // The sizes at 1,000 failures are checked in reporters.test.ts; here the filter needs the cases,
+  // not their evidence, so one small exchange each keeps the browser's work down.
+  const big = manyFailures(REQUIREMENTS, 1000, 1, 200);
+  await writeFile(join(dir, 'big.html'), renderHtml(big));
+  // As if a target's answer had got into the page unescaped: the CSP must keep it from running.
+  await writeFile(join(dir, 'tampered.html'), html.replace('</h1>', '</h1><script>window.planted = true;</script>'));
   await writeFile(join(dir, 'probe.html'), PROBE);
 
-  // The report alone, as the browser parsed it: the matrix survives parsing intact.
-  const dom = await dumpDom(chromium, join(dir, 'report.html'), join(dir, 'profile-1'));
-  t.match(dom, /<table class="matrix">/);
-  t.equal((dom.match(/<tr class="section"/g) ?? []).length, report.coverage!.sections.length, 'a row per spec section after parsing');
-  t.notMatch(dom, /<script/i, 'no script in the report');
 
-  const probed = await dumpDom(chromium, join(dir, 'probe.html'), join(dir, 'profile-2'));
+  const probed = await dumpDom(chromium, join(dir, 'probe.html'), join(dir, 'profile'));
   const m = /<pre id="result">([\s\S]*?)<\/pre>/.exec(probed);
   t.ok(m, 'the probe page ran');
   const text = m![1]!.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
   t.notMatch(text, /^ERROR|^not run/, `the probe ran without script errors: ${text.slice(0, 200)}`);
   const seen = JSON.parse(text) as {
-    title: string; verdict: string; headers: string[]; links: number; brokenLinks: string[]; scripts: number; matrixFirst: boolean;
+    title: string; verdict: string; headers: string[]; links: number; brokenLinks: string[]; scripts: number; matrixTables: number; matrixFirst: boolean;
     rows: Array<{ doc: string; section: string; href: string; counts: number[]; backgrounds: string[] }>;
     warningText: string; warningsDetail: string;
+    big: { views: Record<string, View>; scripts: string[]; csp: string; cspFirst: boolean };
+    tampered: { planted: boolean; own: string };
   };
 
   t.match(seen.verdict, /^FAIL with 1 warning \(partial run: 3 of 700 cases selected\)/, 'the verdict says partial run');
-  t.equal(seen.scripts, 0, 'no script elements');
+  t.equal(seen.scripts, 1, 'one script element: the report\'s own');
+  // The report as the browser parsed it: the matrix survives parsing intact.
+  t.equal(seen.matrixTables, 1, 'the matrix table');
+  t.equal(seen.rows.length, report.coverage!.sections.length, 'a row per spec section after parsing');
   t.ok(seen.links > 0);
   t.same(seen.brokenLinks, [], 'every in-page link resolves to an element');
   t.ok(seen.matrixFirst, 'the matrix comes before the section details');
@@ -149,4 +209,32 @@ t.test('the HTML report in headless Chromium: matrix, counts, partial verdict, l
   t.match(seen.warningText, 'Warnings (SHOULD rules not met)');
   t.match(seen.warningsDetail, warned.expected!, 'the warning shows what was expected');
   t.match(seen.warningsDetail, warned.actual!, 'and what the target did');
+
+  // The script is the report's own, pinned by its hash; nothing else may run or load.
+  const { big: b } = seen;
+  t.equal(b.scripts.length, 1, 'the big report has one script too');
+  t.ok(b.cspFirst, 'the CSP comes right after the charset, before anything it governs');
+  t.match(b.csp, /^default-src 'none'; /, 'nothing loads: the report is read offline');
+  t.ok(b.csp.includes(`script-src 'sha256-${sha256(b.scripts[0]!)}'`), 'the CSP pins the script by its hash');
+  t.notMatch(b.csp, /unsafe-inline|unsafe-eval|https?:/, 'no other script source');
+  t.notOk(seen.tampered.planted, 'a script planted in the page does not run');
+  t.equal(seen.tampered.own, `${cases.length} cases`, 'while the report\'s own script still does');
+
+  // The filter and search over 1,000 failures, a flaky case and one never started.
+  const v = b.views;
+  const total = big.cases.length;
+  t.same(v.initial, { ...v.initial, count: `${total} cases`, cases: total, failuresShown: true, flakyShown: true }, 'nothing filtered at first');
+  t.match(v.flaky, { count: `1 of ${total} cases match`, cases: 1, statuses: ['flaky'], ids: ['api.status.flaky-read'], failuresShown: false, flakyShown: true }, 'status flaky: the flaky case alone');
+  t.match(v.failed, { count: `1000 of ${total} cases match`, cases: 1000, statuses: ['failed'], flakyShown: false }, 'status failed: the thousand failures');
+  const should = big.cases.filter((c) => c.status === 'failed' && c.level === 'SHOULD').length;
+  t.ok(should > 0 && should < 1000);
+  t.match(v.failedShould, { count: `${should} of ${total} cases match`, cases: should, statuses: ['failed'], levels: ['SHOULD'] }, 'status and level combine');
+  const inSection = big.cases.filter((c) => c.spec.doc === '000' && c.spec.section === '7').length;
+  t.match(v.section, { cases: inSection, sections: ['000 §7'] }, 'section 000 §7: its cases only');
+  t.match(v.search, { count: `1 of ${total} cases match`, ids: ['api.bulk.case-0500'] }, 'search, case-insensitive, finds one case among a thousand');
+  t.same(v.cleared, v.initial, 'clearing the filter shows everything again');
 });
+
+interface View {
+  count: string; cases: number; statuses: string[]; sections: string[]; levels: string[]; ids: string[]; failuresShown: boolean; flakyShown: boolean;
+}

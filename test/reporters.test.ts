@@ -24,8 +24,10 @@ import type { Requirement } from '../suites/requirements/index.js';
 // A synthetic run covering every outcome (test/helpers/report-fixture.ts).
 import {
   REQ_DEFAULT, REQ_NOT_FOUND, REQ_MISSING_2_10, kase, passed, failed, errored, skipped, known, unexpected, report,
-  warned, interrupted, passingWithWarning,
+  warned, interrupted, passingWithWarning, flaky, unstarted, manyFailures,
 } from './helpers/report-fixture.js';
+import { MARKDOWN_LIMIT } from '../reporters/markdown.js';
+import { summarise } from '../runner/run.js';
 
 // ---------------------------------------------------------------------------------------------
 // A tiny XML well-formedness checker that builds a tree (elements, attributes, text).
@@ -159,6 +161,8 @@ t.test('junit: well-formed, counts, escaping', async (t) => {
   // 6 cases plus the run-level cleanup check, which fails because of the leak.
   t.match(root.attrs, { tests: '7', failures: '3', errors: '1', skipped: '2' });
   t.equal(Number(root.attrs.time), 4.321);
+  // Suites run interleaved in one run: each suite's time is the run's wall time, not a sum of cases.
+  for (const s of all(root, 'testsuite').filter((s) => s.attrs.name !== 'orch-conformance run')) t.equal(Number(s.attrs.time), 4.321, `suite ${s.attrs.name}: wall time`);
 
   const suites = Object.fromEntries(all(root, 'testsuite').map((s) => [s.attrs.name, s.attrs]));
   t.match(suites.storageclass, { tests: '3', failures: '0', errors: '1', skipped: '1' });
@@ -173,12 +177,20 @@ t.test('junit: well-formed, counts, escaping', async (t) => {
   t.equal(cases.filter((c) => c.children.some((x) => x.name === 'error')).length, Number(root.attrs.errors));
   t.equal(cases.filter((c) => c.children.some((x) => x.name === 'skipped')).length, Number(root.attrs.skipped));
 
-  const byName = (id: string): El => cases.find((c) => c.attrs.name!.startsWith(`${id}: `))!;
+  const byName = (id: string): El => cases.find((c) => c.attrs.name === id)!;
+  // The testcase's result element (after its properties).
+  const result = (c: El): El => c.children.find((x) => x.name !== 'properties')!;
   const f = byName(failed.id);
   t.equal(f.attrs.classname, 'status');
-  t.equal(f.attrs.name, `${failed.id}: ${failed.title}`, 'name attribute escaped and decoded back');
+  t.equal(f.attrs.name, failed.id, 'named by the case id alone, stable when a title changes');
   t.equal(f.attrs.time, '0.012');
-  const failure = f.children[0]!;
+  t.equal(f.children[0]!.name, 'properties', 'properties first');
+  t.same(
+    all(f.children[0]!, 'property').map((p) => [p.attrs.name, p.attrs.value]),
+    [['requirement', REQ_NOT_FOUND], ['spec', '000 §7'], ['level', 'MUST'], ['title', failed.title]],
+    'requirement ids, spec section, level and title (escaped and decoded back) as properties',
+  );
+  const failure = result(f);
   t.equal(failure.name, 'failure');
   t.equal(failure.attrs.message, failed.message.replace('\u0001', ''), 'message round-trips, control char stripped');
   t.match(failure.text, `expected: ${failed.expected}`);
@@ -188,16 +200,16 @@ t.test('junit: well-formed, counts, escaping', async (t) => {
   t.match(failure.text, '<script>alert(1)</script> & \\u0007 done', 'response body included (decoded)');
   t.notOk(/[\u0001\u0007]/.test(xml), 'no control characters in the XML');
 
-  t.equal(byName(errored.id).children[0]!.name, 'error');
-  t.equal(byName(skipped.id).children[0]!.attrs.message, 'feature gate Foo is off');
-  const k = byName(known.id).children[0]!;
+  t.equal(result(byName(errored.id)).name, 'error');
+  t.equal(result(byName(skipped.id)).attrs.message, 'feature gate Foo is off');
+  const k = result(byName(known.id));
   t.equal(k.name, 'skipped');
   t.equal(k.attrs.message, 'known failure: upstream bug #123');
-  const u = byName(unexpected.id).children[0]!;
+  const u = result(byName(unexpected.id));
   t.equal(u.name, 'failure');
   t.equal(u.attrs.type, 'unexpected-pass');
   t.equal(u.attrs.message, unexpected.message);
-  t.equal(byName(passed.id).children.length, 0);
+  t.same(byName(passed.id).children.map((x) => x.name), ['properties'], 'a pass has its properties only');
 
   const cleanup = cases.find((c) => c.attrs.name === 'run: cleanup')!;
   t.equal(cleanup.children[0]!.name, 'failure');
@@ -345,7 +357,9 @@ t.test('html report: self-contained, escaped, well-formed', async (t) => {
   checkAuditorReport(t, html, /<h3 id="[^"]*">([\d.]+)/g, (x) => x.slice(x.indexOf('id="doc-000"'), x.indexOf('id="doc-001"')));
   t.ok(html.startsWith('<!DOCTYPE html>'));
   t.doesNotThrow(() => parseXml(html), 'balanced, properly escaped markup');
-  t.notMatch(html, /<script/i, 'no script element from data');
+  // One script, the report's own (the filter), and a CSP that lets only it run (see report-browser.test.ts).
+  t.equal((html.match(/<script/gi) ?? []).length, 1, 'no script element from data, only the report\'s own');
+  t.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src &#39;sha256-[^"]+; script-src &#39;sha256-[A-Za-z0-9+\/=]+&#39;; /);
   t.notMatch(html, /\b(src|href)="(https?:)?\/\//, 'no external assets');
   t.match(html, '&lt;script&gt;alert(1)&lt;/script&gt;');
   t.match(html, '<details>');
@@ -577,7 +591,7 @@ t.test('junit and tap carry warnings with expected vs actual, counted apart', as
   const r = passingWithWarning();
   const root = parseXml(renderJunit(r));
   t.match(root.attrs, { tests: '3', failures: '0', errors: '0', skipped: '1' }, 'a warning does not turn CI red');
-  const w = all(root, 'testcase').find((c) => c.attrs.name!.startsWith(warned.id))!;
+  const w = all(root, 'testcase').find((c) => c.attrs.name === warned.id)!;
   const out = w.children.find((c) => c.name === 'system-out')!;
   t.match(out.text, 'WARNING (SHOULD)');
   t.match(out.text, `expected: ${warned.expected}`);
@@ -590,4 +604,112 @@ t.test('junit and tap carry warnings with expected vs actual, counted apart', as
   t.match(tap, `\n  actual: ${warned.actual}\n`);
   t.match(tap, '# 1 passed, 0 failed, 0 errored, 1 skipped, 1 warning; 3 total');
   t.match(tap, '# PASS with 1 warning (partial run: 3 of 700 cases selected)');
+});
+
+t.test('every report stays usable at 1,000 failures: Markdown under 1 MiB, evidence cut with the JSON named', async (t) => {
+  // 1,000 failures, each with 20 exchanges of 5,000-character bodies (about 200 MB of evidence).
+  const r = manyFailures(REQUIREMENTS);
+  const MiB = 1024 * 1024;
+  const md = renderMarkdown(r);
+  t.ok(Buffer.byteLength(md) <= MARKDOWN_LIMIT && MARKDOWN_LIMIT < MiB, `markdown ${Buffer.byteLength(md)} bytes, under 1 MiB (a GitHub job summary)`);
+  t.match(md, /^\*\*Verdict: FAIL\*\*/m, 'the verdict is still there');
+  t.match(md, '## Coverage by spec section', 'and the matrix');
+  for (const c of r.cases.filter((c) => c.status === 'failed' || c.status === 'flaky')) {
+    if (!md.includes(`<a id="case-${c.id}"></a>`)) t.fail(`markdown: ${c.id} has no entry`);
+  }
+  t.match(md, 'details left out to keep this report under its size; the full text is in the JSON report', 'cases beyond the budget say where their evidence is');
+  t.match(md, /#### Exchanges \(20\)\n/, 'the first cases keep their exchanges');
+  t.match(md, /… 17 exchanges left out here; the JSON report has every exchange/, 'at most a few exchanges a case');
+  t.match(md, /… \(truncated: \d+ more characters in the JSON report\)/, 'bodies cut, saying where the rest is');
+  t.match(md, '## Flaky cases (passed on a retry)', 'a thousand failures do not push the flaky case out');
+  t.match(md, 'status mismatch on the first attempt', 'with its failed attempt');
+
+  const html = renderHtml(r);
+  t.ok(Buffer.byteLength(html) < 8 * MiB, `html ${Buffer.byteLength(html)} bytes, under 8 MiB (was 4.9 MB for 32 failures)`);
+  t.match(html, /each case shows at most 3 exchanges and bodies are cut at 256 characters; the full text is in the JSON report/);
+  t.equal((html.match(/ data-status="failed"/g) ?? []).length, 2000, 'every failure filterable: its row and its details');
+
+  const xml = renderJunit(r);
+  t.ok(Buffer.byteLength(xml) < 5 * MiB, `junit ${Buffer.byteLength(xml)} bytes, under 5 MiB (was 2.1 MB for 32 failures)`);
+  const root = parseXml(xml);
+  t.match(root.attrs, { tests: '1003', failures: '1000' });
+  t.equal(Number(root.attrs.time), 99.7, 'wall time');
+
+  const tap = renderTap(r);
+  t.ok(Buffer.byteLength(tap) < 3 * MiB, `tap ${Buffer.byteLength(tap)} bytes, under 3 MiB`);
+  t.notMatch(tap, /\n {6}- "13\. /, 'tap lists at most 12 exchanges a case');
+});
+
+t.test('flaky cases in every report, with each failed attempt\'s evidence; JUnit in surefire\'s convention', async (t) => {
+  // A case that failed every attempt: its last attempt is the failure, the earlier ones reruns.
+  const stubborn = kase({
+    id: 'api.status.stubborn', status: 'failed', suite: 'status', message: 'failed on the last attempt too',
+    attempts: [
+      { status: 'errored', durationMs: 5, message: 'connection reset on attempt 1', exchanges: [] },
+      { status: 'failed', durationMs: 5, message: 'failed on the last attempt too', exchanges: [] },
+    ],
+  });
+  const cases = [passed, flaky, stubborn];
+  const r: RunReport = { ...report, cases, summary: summarise(cases), leaks: [] };
+
+  const root = parseXml(renderJunit(r));
+  t.match(root.attrs, { tests: '3', failures: '1', errors: '0' }, 'a flaky case is a pass in CI');
+  const byName = (id: string) => all(root, 'testcase').find((c) => c.attrs.name === id)!;
+  const f = byName(flaky.id);
+  t.same(f.children.map((c) => c.name), ['properties', 'flakyFailure', 'system-out'], 'surefire: <flakyFailure> per failed attempt in a passing testcase');
+  const ff = f.children[1]!;
+  t.equal(ff.attrs.message, 'status mismatch on the first attempt');
+  t.equal(ff.children[0]!.name, 'stackTrace');
+  t.match(ff.children[0]!.text, 'attempt 1 of 2: FAILED');
+  t.match(ff.children[0]!.text, '1. GET http://127.0.0.1:8080/api/v1/namespaces/x/pods/flaky-first -> 500', 'with that attempt\'s exchanges');
+  t.match(all(f, 'property').find((p) => p.attrs.name === 'attempts')!.attrs, { value: '2' });
+  const s = byName(stubborn.id);
+  t.same(s.children.map((c) => c.name), ['properties', 'failure', 'rerunError'], 'a case that never passed: its failure and a rerun element per earlier attempt');
+  t.equal(s.children[2]!.attrs.message, 'connection reset on attempt 1');
+
+  const tap = renderTap(r);
+  t.match(tap, new RegExp(`^ok 2 - ${flaky.id.replace(/\./g, '\\.')}: [^\n]*\n {2}---\n {2}message: "flaky: failed, then passed on attempt 2"`, 'm'));
+  t.match(tap, 'attempt: "attempt 1 of 2: FAILED (40ms): status mismatch on the first attempt"');
+  t.match(tap, '1. GET http://127.0.0.1:8080/api/v1/namespaces/x/pods/flaky-first -> 500');
+
+  for (const [name, text] of [['markdown', renderMarkdown(r)], ['html', renderHtml(r)]] as const) {
+    t.match(text, 'Flaky cases (passed on a retry)', `${name}: a section of its own`);
+    t.match(text, 'status mismatch on the first attempt', `${name}: the failed attempt's message`);
+    t.match(text, 'pods/flaky-first', `${name}: and its exchanges`);
+    t.match(text, 'connection reset on attempt 1', `${name}: every attempt of a case that failed them all`);
+    t.match(text, /Flaky \(failed, then passed on a retry\)/, `${name}: counted apart in the summary`);
+    t.match(text, `#case-${flaky.id}`, `${name}: its row links to its details`);
+  }
+});
+
+t.test('cases never started are worded so in every file report', async (t) => {
+  const cases = [passed, unstarted];
+  const r: RunReport = { ...report, cases, summary: summarise(cases), leaks: [], interrupted: true };
+  const root = parseXml(renderJunit(r));
+  const u = all(root, 'testcase').find((c) => c.attrs.name === unstarted.id)!;
+  t.equal(u.children.find((c) => c.name === 'skipped')!.attrs.message, 'not started: the run was interrupted first');
+  t.match(renderTap(r), `ok 2 - ${unstarted.id}: ${unstarted.title} # SKIP not started: the run was interrupted first`);
+  for (const [name, text] of [['markdown', renderMarkdown(r)], ['html', renderHtml(r)]] as const) {
+    t.match(text, /Not started \(the run was interrupted first\)/, `${name}: counted in the summary`);
+    t.match(text, /listed as (_not started_|<em>not started<\/em>) and checked nothing/, `${name}: the interruption note says what not started means`);
+    t.notMatch(text, 'cases that did not run are not listed', `${name}: no longer says they are not listed`);
+  }
+  t.match(renderJson(r), '"status": "unstarted"');
+});
+
+t.test('a long message in a table cell keeps its end: the flag a skip reason names', async (t) => {
+  const long = kase({ id: 'api.storageclass.long-skip', status: 'skipped', message: `${'the target does not show this; '.repeat(30)}run with --gates Foo=true` });
+  const cases = [passed, long];
+  const r: RunReport = { ...report, cases, summary: summarise(cases), leaks: [] };
+  for (const [name, text] of [['markdown', renderMarkdown(r)], ['html', renderHtml(r)]] as const) {
+    t.match(text, /characters left out\) … [^|<]*run with --gates Foo=true/, `${name}: cut in the middle, the flag kept`);
+  }
+});
+
+t.test('markdown lists at most 200 leaked paths, and says the JSON has the rest', async (t) => {
+  const leaks = Array.from({ length: 250 }, (_, i) => `/api/v1/namespaces/left-${i}`);
+  const md = renderMarkdown({ ...report, leaks });
+  t.match(md, '`/api/v1/namespaces/left-199`');
+  t.notMatch(md, 'left-200`');
+  t.match(md, '- … 50 more: the JSON report lists them all');
 });

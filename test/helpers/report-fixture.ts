@@ -136,3 +136,60 @@ export function passingWithWarning(): RunReport {
     },
   };
 }
+
+/** A case that failed once, then passed on a retry (`run --retries 1`), with the failed attempt's evidence. */
+export const flaky = kase({
+  id: 'api.status.flaky-read',
+  status: 'flaky',
+  suite: 'status',
+  requirements: [REQ_NOT_FOUND],
+  spec: { doc: '000', section: '7' },
+  message: '',
+  attempts: [
+    {
+      status: 'failed', durationMs: 40, message: 'status mismatch on the first attempt', expected: '404', actual: '500',
+      exchanges: [{ method: 'GET', url: 'http://127.0.0.1:8080/api/v1/namespaces/x/pods/flaky-first', requestHeaders: {}, status: 500, responseBody: '{"kind":"Status","code":500}', durationMs: 2 }],
+    },
+    { status: 'passed', durationMs: 12, message: '', exchanges: [] },
+  ],
+});
+
+/** A case the run never started: it was interrupted first. */
+export const unstarted = kase({ id: 'api.storageclass.never', status: 'unstarted', durationMs: 0, message: 'not started: the run was interrupted first' });
+
+/**
+ * A run with `failures` failed cases spread over the catalogue's requirements (so that every
+ * section and level has some), each with `exchanges` recorded exchanges whose bodies are
+ * `bodyChars` characters of JSON: what a badly broken target gives. Plus a pass, a flaky case and
+ * a case never started. The bodies share one string, so the fixture itself costs little memory.
+ */
+export function manyFailures(requirements: readonly { id: string; doc: string; section: string; level: 'MUST' | 'SHOULD' }[], failures = 1000, exchanges = 20, bodyChars = 5000): RunReport {
+  const body = JSON.stringify({ kind: 'PodList', items: [{ metadata: { name: 'x'.repeat(Math.max(0, bodyChars - 60)) } }] });
+  const cases: CaseResult[] = [passed, flaky, unstarted];
+  for (let i = 0; i < failures; i++) {
+    const r = requirements[i % requirements.length]!;
+    cases.push(kase({
+      id: `api.bulk.case-${String(i).padStart(4, '0')}`,
+      status: 'failed',
+      suite: `bulk-${r.doc}`,
+      title: `bulk case ${i} <b>checks</b> ${r.id}`,
+      requirements: [r.id],
+      spec: { doc: r.doc as CaseResult['spec']['doc'], section: r.section },
+      level: r.level,
+      message: `status mismatch in bulk case ${i}: ${'the target answered something else; '.repeat(8)}`,
+      expected: `404 NotFound ${'e'.repeat(300)}`,
+      actual: `200 OK ${'a'.repeat(300)}`,
+      exchanges: Array.from({ length: exchanges }, (_, j) => ({
+        method: j % 2 ? 'GET' : 'POST',
+        url: `http://127.0.0.1:8080/api/v1/namespaces/bulk-${i}/pods/p-${j}`,
+        requestHeaders: { 'content-type': 'application/json', authorization: 'Bearer secret' },
+        requestBody: body,
+        status: 200,
+        responseHeaders: { 'content-type': 'application/json' },
+        responseBody: body,
+        durationMs: 3,
+      })),
+    }));
+  }
+  return { ...report, cases, summary: summarise(cases), leaks: [], cleanupUnverified: [], durationMs: 99_700 };
+}
