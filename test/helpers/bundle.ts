@@ -1,7 +1,7 @@
 // Runs the test files of one directory in this one process, instead of a process each. tap starts every
 // test file as a node process with its own module hooks and imports (about 1.5 s of CPU before the
 // first assertion, on a two-core CI machine a minute and more over a hundred small files); the files
-// of test/reference, test/mocks, test/client, test/agent and test/controllers, and the short top-level
+// of test/reference, test/mocks, test/client, test/agent, test/controllers and test/workflows, and the short top-level
 // files package.json's tap.exclude lists, run as a few bundles instead
 // (package.json's tap.exclude keeps tap from starting them again on their own). Each file still runs
 // alone as before: `npx tap dist/test/reference/table.test.js`.
