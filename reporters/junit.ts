@@ -23,6 +23,7 @@ import {
   shownExchanges,
 } from './format.js';
 import { isPartial } from './coverage.js';
+import { nothingRan, policyFailures, skipSummaryLines } from './skips.js';
 
 /** Bodies in the compact exchange rendering are cut to this many characters (fewer for a big run). */
 const JUNIT_BODY_LIMIT = 1024;
@@ -113,7 +114,7 @@ function caseProperties(c: CaseResult): string {
   return `<properties>${props.map(([k, v]) => `<property name="${escapeAttr(k)}" value="${escapeAttr(v)}"/>`).join('')}</properties>`;
 }
 
-function renderCase(c: CaseResult, plan: EvidencePlan): string {
+function renderCase(c: CaseResult, plan: EvidencePlan, strict = false): string {
   const open = `    <testcase classname="${escapeAttr(c.suite)}" name="${escapeAttr(c.id)}" time="${seconds(c.durationMs)}">\n      ${caseProperties(c)}`;
   const close = (inner: string[]) => `${open}${inner.map((x) => `\n      ${x}`).join('')}\n    </testcase>`;
   const detailBodyOf = (lead?: string) => detailBody(c, plan, lead);
@@ -151,7 +152,9 @@ function renderCase(c: CaseResult, plan: EvidencePlan): string {
     case 'flaky': {
       const n = c.attempts?.length;
       const summary = `FLAKY: failed, then passed on ${n ? `attempt ${n} of ${n}` : 'a retry'}\n${detailBodyOf()}`;
-      return close([...attemptElements(c, 'flaky', plan), `<system-out>${escapeText(summary)}</system-out>`]);
+      // With --strict a case that passed only on a retry fails the run: a failure here too.
+      const failure = strict ? [`<failure message="${escapeAttr(`flaky: passed only on attempt ${n ?? '?'} (--strict)`)}" type="flaky">${escapeText(summary)}</failure>`] : [];
+      return close([...failure, ...attemptElements(c, 'flaky', plan), `<system-out>${escapeText(summary)}</system-out>`]);
     }
   }
   return close([inner]);
@@ -162,11 +165,11 @@ function renderCase(c: CaseResult, plan: EvidencePlan): string {
  * so no suite has a span of its own, and a sum of case durations (cases run in parallel) would
  * claim several times the run's length.
  */
-function tally(cases: CaseResult[], wallMs: number): Counts {
+function tally(cases: CaseResult[], wallMs: number, strict = false): Counts {
   const n: Counts = { tests: cases.length, failures: 0, errors: 0, skipped: 0, timeMs: wallMs };
   for (const c of cases) {
     const o = outcome(c);
-    if (o === 'failed' || o === 'unexpected-pass') n.failures++;
+    if (o === 'failed' || o === 'unexpected-pass' || (strict && o === 'flaky')) n.failures++;
     else if (o === 'errored') n.errors++;
     else if (o === 'skipped' || o === 'known-failure' || o === 'interrupted' || o === 'unstarted') n.skipped++;
   }
@@ -205,7 +208,7 @@ export function renderJunit(report: RunReport): string {
   const blocks: string[] = [];
   const plan = evidencePlan(report.cases.filter((c) => c.status !== 'passed' && c.status !== 'skipped'), JUNIT_BODY_BUDGET, JUNIT_BODY_LIMIT);
   for (const [name, cases] of suites) {
-    const n = tally(cases, report.durationMs);
+    const n = tally(cases, report.durationMs, report.strict);
     total.tests += n.tests;
     total.failures += n.failures;
     total.errors += n.errors;
@@ -214,16 +217,36 @@ export function renderJunit(report: RunReport): string {
       [
         `  <testsuite name="${escapeAttr(name)}" ${countsAttrs(n)} timestamp="${ts}">`,
         properties(report),
-        ...cases.map((c) => renderCase(c, plan)),
+        ...cases.map((c) => renderCase(c, plan, report.strict)),
         '  </testsuite>',
       ].join('\n'),
     );
   }
 
-  // Run-level problems fail the run too: an interruption shows as an error, leaks as a failure.
-  if (report.interrupted || report.leaks.length) {
+  // Run-level problems fail the run too: an interruption shows as an error, leaks as a failure, and
+  // so do a run that checked nothing (every selected case skipped: exit 2) and a missed
+  // --fail-on-skip or --min-coverage (exit 1), so that a CI reading only the JUnit file sees them.
+  const unchecked = nothingRan(report);
+  const missed = policyFailures(report);
+  if (report.interrupted || report.leaks.length || unchecked || missed.length) {
     const lines = [];
     const n: Counts = { tests: 0, failures: 0, errors: 0, skipped: 0, timeMs: 0 };
+    const runFailure = (name: string, type: string, msg: string, body: string) => {
+      n.tests++;
+      n.failures++;
+      total.tests++;
+      total.failures++;
+      lines.push(
+        `    <testcase classname="${escapeAttr(report.tool)}" name="${escapeAttr(name)}" time="0.000">`,
+        `      <failure message="${escapeAttr(msg)}" type="${escapeAttr(type)}">${escapeText(body)}</failure>`,
+        '    </testcase>',
+      );
+    };
+    if (unchecked) {
+      const msg = `nothing was checked: every one of the ${report.cases.length} selected case(s) was skipped`;
+      runFailure('run: nothing checked', 'unchecked', msg, `${msg}; by reason:\n${skipSummaryLines(report).join('\n')}`);
+    }
+    for (const why of missed) runFailure('run: policy', 'policy', why, why);
     if (report.interrupted) {
       n.tests++;
       n.errors++;

@@ -713,3 +713,22 @@ t.test('markdown lists at most 200 leaked paths, and says the JSON has the rest'
   t.notMatch(md, 'left-200`');
   t.match(md, '- … 50 more: the JSON report lists them all');
 });
+
+t.test('JUnit fails what fails the run beyond the cases: nothing checked, a missed policy, a flaky case under --strict', async (t) => {
+  const allSkipped: RunReport = { ...report, cases: [skipped], leaks: [], interrupted: false, summary: summarise([skipped]) };
+  const xml = renderJunit(allSkipped);
+  t.match(xml, /<testcase [^>]*name="run: nothing checked"[^>]*>\s*<failure [^>]*type="unchecked"/, 'a run in which every case skipped is a failing test');
+  t.match(xml, /feature gate Foo is off/, 'with the skip reasons');
+  t.match(xml, /<testsuites[^>]* failures="1"/);
+
+  const oneRan = [passed, skipped];
+  const missed: RunReport = { ...report, cases: oneRan, leaks: [], interrupted: false, summary: summarise(oneRan), policy: { failOnSkip: true } };
+  t.match(renderJunit(missed), /name="run: policy"[^>]*>\s*<failure [^>]*message="1 selected case skipped \(--fail-on-skip\)"/, '--fail-on-skip missed: a failing test');
+  t.notMatch(renderJunit({ ...missed, policy: undefined }), /run: policy/, 'without the policy, a skip fails nothing');
+
+  const withFlaky: RunReport = { ...report, cases: [passed, flaky], leaks: [], interrupted: false, summary: summarise([passed, flaky]) };
+  t.match(renderJunit(withFlaky), /<testsuites[^>]* failures="0"/, 'flaky passes without --strict');
+  const strictXml = renderJunit({ ...withFlaky, strict: true });
+  t.match(strictXml, /<failure [^>]*type="flaky"/, 'with --strict a flaky case is a failure');
+  t.match(strictXml, /<testsuites[^>]* failures="1"/);
+});
