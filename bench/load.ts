@@ -34,10 +34,19 @@ export function spawnUntilReady(nodeArgs: string[]): Promise<Child> {
 }
 
 export function stop(child: Child): Promise<void> {
+  return stopProcess(child.proc);
+}
+
+/** SIGTERM, then SIGKILL after 10 s; resolves once the process has exited. */
+export function stopProcess(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
-    if (child.proc.exitCode !== null) return resolve();
-    child.proc.once('exit', () => resolve());
-    child.proc.kill('SIGTERM');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    proc.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    proc.kill('SIGTERM');
   });
 }
 

@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { generateSelfSigned } from '../reference/tls.js';
 import { loadKubeconfig } from '../runner/kubeconfig.js';
 import { positiveInt, printTable, quantile } from './report.js';
+import { stopProcess } from './load.js';
 
 const BIN = fileURLToPath(new URL('../bin/orch-conformance.js', import.meta.url));
 
@@ -78,18 +79,6 @@ function start(argv: readonly string[], ready: RegExp): Promise<Started> {
   });
 }
 
-/** SIGTERM, then SIGKILL after 10 s; resolves once it has exited. */
-function stop(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
-    proc.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    proc.kill('SIGTERM');
-  });
-}
 
 /** GET `url` over HTTPS trusting `ca`; rejects unless it answers 200. */
 function getOk(url: string, ca: string): Promise<void> {
@@ -113,7 +102,7 @@ async function measure(argv: readonly string[], ready: RegExp, served?: (s: Star
     if (served) await served(s);
     return { wallMs: performance.now() - t0, cpuMs: cpuMs(s.proc.pid!) };
   } finally {
-    await stop(s.proc);
+    await stopProcess(s.proc);
   }
 }
 
@@ -161,7 +150,7 @@ s.listen(0, '127.0.0.1', () => process.stdout.write('api: https://127.0.0.1:' + 
     samples.https.push(await measure(['-e', bareHttps], /^api: /m, version(() => pair.caPem)));
     samples.serve.push(await measure([BIN, 'serve', '--api-port', '0'], /^api: /m, version((s) => readFileSync(line(s.out, /^ca: (\S+)$/m), 'utf8'))));
   }
-  await Promise.all([stop(plane.proc), stop(cri.proc)]);
+  await Promise.all([stopProcess(plane.proc), stopProcess(cri.proc)]);
 
   const p50 = (xs: Sample[], f: keyof Sample) => quantile(xs.map((s) => s[f]), 0.5);
   const ms = (n: number) => `${n.toFixed(0)} ms`;

@@ -22,6 +22,7 @@ import { startAgent, type RunningAgent } from '../reference/agent/agent.js';
 import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../reference/agent/runtime.js';
 import { FeatureGates } from '../reference/features.js';
 import { positiveInt, printTable, quantile } from './report.js';
+import { stopProcess } from './load.js';
 
 const BIN = fileURLToPath(new URL('../bin/orch-conformance.js', import.meta.url));
 const IMAGE = 'docker.io/library/busybox:1.36';
@@ -61,17 +62,6 @@ function startRuntime(socket: string): Promise<ChildProcess> {
   });
 }
 
-function stopRuntime(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
-    proc.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    proc.kill('SIGTERM');
-  });
-}
 
 /** PODS pods of 3 running containers, labelled as the agent labels its own, a few at a time. */
 async function populate(cri: CriClient, rootDir: string): Promise<void> {
@@ -160,7 +150,7 @@ async function main(): Promise<void> {
     for (const a of agents) await a.close().catch(() => undefined);
     client?.close();
     await dispatcher.close();
-    if (runtime) await stopRuntime(runtime);
+    if (runtime) await stopProcess(runtime);
     rmSync(dir, { recursive: true, force: true });
   }
 }
