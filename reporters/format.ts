@@ -51,7 +51,10 @@ export function verdictHeadline(report: RunReport): string {
   return [
     verdict(report),
     warned ? ` with ${plural(warned, 'warning')}` : '',
-    isPartial(report) && sel ? ` (partial run: ${sel.selectedCases} of ${sel.totalCases} cases selected)` : '',
+    // A shard ran its slice of the selection; a merged report, every shard of it.
+    report.shard && sel ? ` (shard ${report.shard.index}/${report.shard.count}: ${report.summary.total} of the ${sel.selectedCases} selected cases${sel.selectedCases < sel.totalCases ? `, of ${sel.totalCases} in the kit` : ''})`
+      : isPartial(report) && sel ? ` (partial run: ${sel.selectedCases} of ${sel.totalCases} cases selected${report.merged ? `, merged from ${report.merged.length} shards` : ''})`
+        : report.merged ? ` (merged from ${report.merged.length} shards)` : '',
   ].join('');
 }
 
@@ -421,6 +424,8 @@ export function summaryFacts(report: RunReport): [string, string][] {
     ['Tool', `${report.tool} ${report.version}`],
     ['Duration', formatDuration(report.durationMs)],
     ...selectionFacts(report),
+    ...(report.shard ? [['Shard', `${report.shard.index} of ${report.shard.count} (merge the shards' JSON results with \`report merge\`)`] as [string, string]] : []),
+    ...(report.merged ? [['Merged from', report.merged.map((m) => `${m.shard ? `shard ${m.shard.index}/${m.shard.count}` : 'run'} ${m.runId} (${m.cases} cases)`).join(', ')] as [string, string]] : []),
     ['Strict', report.strict ? 'yes: a failed SHOULD case fails the run' : 'no: a failed SHOULD case is a warning (--strict makes it a failure)'],
     ['Cases', String(s.total)],
     ['Passed', String(s.passed)],

@@ -27,6 +27,11 @@ export interface TargetConnection {
   maxResponseBytes?: number;
   /** A unix socket to connect to instead of the URL's host (the mock CRI's control API). */
   socketPath?: string;
+  /**
+   * How long a new connection (TCP and TLS) may take; undici's 10 s by default. The project's own
+   * tests raise it where the target shares one thread with the runner and dozens of cases.
+   */
+  connectTimeoutMs?: number;
 }
 
 export { DEFAULT_MAX_RESPONSE_BYTES };
@@ -183,6 +188,7 @@ export function createDispatcher(conn: TargetConnection): Dispatcher {
       secureContext: createSecureContext({ ca: conn.caPem, cert: conn.certPem, key: conn.keyPem }),
       rejectUnauthorized: !conn.insecureSkipTlsVerify,
       ...(conn.socketPath ? { socketPath: conn.socketPath } : {}),
+      ...(conn.connectTimeoutMs ? { timeout: conn.connectTimeoutMs } : {}),
     },
     connections: 64,
     keepAliveTimeout: 4_000,

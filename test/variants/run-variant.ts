@@ -39,7 +39,10 @@ export async function runVariants(vs: readonly LegalVariant[], caseFocus?: RegEx
       // nine variants takes about 40% less CPU in one).
       const target = await startVariantTarget(g.conn.baseUrl, vs, { caPem: g.conn.caPem, facts: g.facts });
       targets.push(target);
-      return { ...g, conn: { ...g.conn, baseUrl: target.url, caPem: target.caPem } };
+      // The proxy, the reference and the runner share this worker's one thread with up to 64 cases
+      // at once: on a loaded CI machine a TLS handshake waited 13 s behind them (undici's connect
+      // timeout is 10 s), which says nothing about the variant.
+      return { ...g, conn: { ...g.conn, baseUrl: target.url, caPem: target.caPem, connectTimeoutMs: 30_000 } };
     }));
     const parallel = Math.max(...vs.map((v) => v.parallel ?? 16));
     // A case's own waits are bounded well under this; the headroom is for a loaded CI machine, where

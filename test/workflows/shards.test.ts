@@ -12,6 +12,7 @@ import { assignShards, loadShardTimings, parseShard, shardCases, shardRunId } fr
 import { mergeReports, type MergeInput } from '../../runner/merge.js';
 import { UsageError } from '../../runner/errors.js';
 import type { RunReport } from '../../runner/results.js';
+import { verdictHeadline } from '../../reporters/format.js';
 
 t.test('--shard parses i/n and refuses anything else', async (t) => {
   t.same(parseShard('2/4'), { index: 2, count: 4 });
@@ -72,6 +73,9 @@ t.test('four shards against one reference, merged, equal one run', async (t) => 
   t.same(merged.selection, whole.selection, 'the selection of the whole run');
   t.same(merged.merged?.map((m) => [m.runId, m.shard?.index, m.target.api, m.cases]), shards.map((s, i) => [s.runId, i + 1, ref.url, s.cases.length]), 'each shard recorded with its target');
   t.equal(merged.shard, undefined, 'a merged report is no shard');
+  // The verdicts say what each report is: a shard's slice of the selection, a merge of the shards.
+  t.match(verdictHeadline(shards[1]!), new RegExp(`^PASS \\(shard 2/4: ${shards[1]!.summary.total} of the ${selected.length} selected cases, of ${ALL_CASES.length} in the kit\\)`), 'a shard\'s verdict names its slice');
+  t.match(verdictHeadline(merged), new RegExp(`^PASS \\(partial run: ${selected.length} of ${ALL_CASES.length} cases selected, merged from 4 shards\\)`), 'a merged verdict says it was merged');
 });
 
 /** Shard reports of a synthetic selection, as run --shard writes them. */
