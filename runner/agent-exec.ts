@@ -13,7 +13,7 @@
 // and the environment NOTIFY_SOCKET / WATCHDOG_USEC (§5.2). The agent is ready once GET /healthz on
 // its port answers 200. It must stop on SIGTERM.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, constants as fsConstants, statSync } from 'node:fs';
+import { accessSync, constants as fsConstants, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile, chmod } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
@@ -118,14 +118,49 @@ export function agentCommandProblem(command: string): string | undefined {
   return found.status === 0 ? undefined : `"${word}" is not a command this machine's shell finds (no builtin, and not on PATH)`;
 }
 
-/** A free TCP port on the loopback (taken again by whoever binds it next). */
+/**
+ * A free TCP port on the loopback, for a process started next to bind (taken again by whoever binds
+ * it first). Chosen below the kernel's ephemeral range where that is known (Linux): a port the kernel
+ * hands out for `listen(0)` is also what it gives outgoing connections as their local port, so on a
+ * busy machine a connection to any loopback server could take it before the agent binds it (CI saw
+ * "address already in use"); below the range only an explicit bind can.
+ */
 export async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  if (low !== undefined && low > FIXED_PORTS_FROM + 1000) {
+    for (let i = 0; i < 20; i++) {
+      const port = FIXED_PORTS_FROM + Math.floor(Math.random() * (low - FIXED_PORTS_FROM));
+      if (await bindable(port)) return port;
+    }
+  }
+  return listenOnce(0);
+}
+
+/** Where freePort looks below the ephemeral range: above the registered ports most services use. */
+const FIXED_PORTS_FROM = 20_000;
+
+/** The first port of the kernel's ephemeral range, or undefined where it cannot be read. */
+function ephemeralLow(): number | undefined {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 0 ? low : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function bindable(port: number): Promise<boolean> {
+  return listenOnce(port).then(() => true, () => false);
+}
+
+/** Listens on the loopback port (0: any) and closes again; resolves with the port. */
+function listenOnce(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
+    srv.listen(port, '127.0.0.1', () => {
+      const bound = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(bound));
     });
   });
 }
