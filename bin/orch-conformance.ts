@@ -65,6 +65,7 @@ const runOptions = <T>(y: Argv<T>) => selectionOptions(y)
   .option('progress-interval', { type: 'number', default: 30, describe: 'Off a terminal (CI logs), print a progress line every this many seconds: counts and the slowest running cases; 0: none' })
   .option('run-id', { type: 'string', describe: 'Id of this run (lowercase letters and digits); objects are labelled conformance.orch.io/run=<id>' })
   .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable: console, json, junit, markdown, html, tap' })
+  .option('differential', { type: 'boolean', describe: 'With --api: run every failed or warned case again against the embedded reference (same gates and facts) and show, per case, the first exchange whose answer differs: status, reason and causes, and the fields added, missing or changed (resourceVersion, uid, times, generated names and list order ignored). Verdicts stay the target\'s' })
   .option('shard', { type: 'string', describe: 'Run only slice i of n of the selection, e.g. 2/4: the same slices on every machine; merge their JSON results with `report merge`' })
   .option('shard-timings', { type: 'string', describe: 'With --shard: balance the slices by the durations the cases took in this JSON results file (else by a stable hash of the case ids)' })
   .option('continue-ttl', { type: 'string', describe: 'Target fact: how long the target keeps list continue tokens valid (e.g. 5m); cases that outwait it run only when given' })
@@ -280,8 +281,9 @@ await yargs(hideBin(process.argv))
     (argv) => exitWith(import('./commands/report.js').then((m) => m.cmdReportDiff(argv))))
     .command('$0 <results>', 'Render a saved JSON results file again', (r) => r
       .positional('results', { type: 'string', demandOption: true, describe: 'File written by run --reporter json=FILE' })
-      .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable' }),
-    (argv) => exitWith(import('./commands/report.js').then((m) => m.cmdReport(argv)))))
+      .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable' })
+      .option('differential', { type: 'boolean', describe: 'Run the file\'s failed and warned cases against the embedded reference (started here) and show where each answer differs from the target\'s recorded one (as run --differential)' }),
+    (argv) => exitWith(import('./commands/report.js').then((m) => m.cmdReport(argv, VERSION)))))
   .recommendCommands()
   .fail((msg, err) => {
     if (err) throw err;

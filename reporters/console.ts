@@ -5,6 +5,7 @@ import type { CaseStarted, Reporter, RunPlan } from './types.js';
 import { coverageOf } from './coverage.js';
 import { skipSummaryLines } from './skips.js';
 import { rerunCommand } from '../runner/rerun.js';
+import { differentialLines } from '../runner/differential.js';
 
 export interface ConsoleStyle {
   /** ANSI colours. */
@@ -99,6 +100,8 @@ function failureBlock(c: CaseResult, style: ConsoleStyle): string[] {
     const last = c.exchanges.at(-1);
     if (last) out.push(`      last exchange: ${exchangeSummary(last)}`);
   }
+  // `--differential`: what the reference answered where the target's answer differs.
+  if (c.differential) out.push(...differentialLines(c.differential).map((l) => `      ${indent(l, '        ')}`));
   return out;
 }
 

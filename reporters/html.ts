@@ -4,6 +4,7 @@
 // its sha256 hash: nothing a target answered (every piece of data is escaped anyway) can run.
 import { createHash } from 'node:crypto';
 import type { CaseAttempt, CaseResult, CoverageCounts, Exchange, RunReport } from '../runner/results.js';
+import { differentialLines } from '../runner/differential.js';
 import {
   FileReporter,
   type FileReporterOptions,
@@ -326,6 +327,8 @@ function caseDetail(c: CaseResult, plan: EvidencePlan): string {
   out.push(...evidence(c));
   const findings = findingLines(c);
   if (findings.length) out.push(`<p>Findings (SHOULD: upstream's shape or the spec's recommendation, apart from the verdict; MAY: a permitted outcome, noted)</p><ul>${findings.map((f) => `<li>${h(f)}</li>`).join('')}</ul>`);
+  // `--differential`: what the reference answered where the target's answer differs.
+  if (c.differential) out.push(`<div class="differential"><p>Differential</p><ul>${differentialLines(c.differential).map((l) => `<li>${h(l.trim())}</li>`).join('')}</ul></div>`);
   out.push(...earlierAttempts(c, plan));
   out.push(...exchanges(c.exchanges, (c.attempts?.length ?? 0) > 1 ? 'Exchanges of the last attempt' : 'Exchanges', plan));
   out.push('</div>');

@@ -3,6 +3,7 @@
 // under MARKDOWN_LIMIT bytes whatever the run (a GitHub job summary takes 1 MiB): evidence that
 // does not fit is cut, case by case, and the report says the JSON report has it whole.
 import type { CaseAttempt, CaseResult, CoverageCounts, Exchange, RunReport } from '../runner/results.js';
+import { differentialLines } from '../runner/differential.js';
 import {
   FileReporter,
   type FileReporterOptions,
@@ -274,6 +275,8 @@ function caseDetail(c: CaseResult, depth: Depth): string[] {
   out.push(...evidence(c, depth));
   const findings = findingLines(c);
   if (findings.length) out.push('', 'Findings (SHOULD: upstream\'s shape or the spec\'s recommendation, apart from the verdict; MAY: a permitted outcome, noted):', '', ...findings.map((f) => `- ${md(depth.kind === 'compact' ? clip(f, NOTE_LIMIT) : f)}`));
+  // `--differential`: what the reference answered where the target's answer differs.
+  if (c.differential) out.push('', ...differentialLines(c.differential).map((l) => `- ${md(depth.kind === 'compact' ? clip(l.trim(), NOTE_LIMIT) : l.trim())}`));
   out.push(...earlierAttempts(c, depth));
   out.push(...exchanges(c.exchanges, (c.attempts?.length ?? 0) > 1 ? 'Exchanges of the last attempt' : 'Exchanges', depth));
   return out;

@@ -81,6 +81,39 @@ export interface CaseResult {
    * made after it. Absent when the failure came before any exchange, and in older reports.
    */
   failedExchange?: number;
+  /**
+   * `run --differential` / `report --differential`: the same case run against the embedded
+   * reference, and the first exchange where the two answers differ in a way that matters.
+   * Absent for cases that neither failed nor warned, and in runs without the flag.
+   */
+  differential?: Differential;
+}
+
+/** What the reference did with a case the target failed or warned (runner/differential.ts). */
+export interface Differential {
+  /** The case's status against the reference (anything but `passed` makes the comparison weak, and says so). */
+  referenceStatus: CaseStatus;
+  referenceMessage?: string;
+  /** One line for an implementer, e.g. "the reference answered 422 with cause `provisioner`; the target answered 201". */
+  summary: string;
+  /** The first exchange that differs; absent when every compared exchange agreed (or none could be). */
+  exchange?: DifferentialExchange;
+  /** Why no comparison was made (the reference could not be started, or the case is not in this kit). */
+  unavailable?: string;
+}
+
+export interface DifferentialExchange {
+  /** Index in the target's `exchanges` and in the reference's run of the case. */
+  targetIndex: number;
+  referenceIndex: number;
+  /** Method and path (query included), with the run ids made alike. */
+  request: string;
+  /** Set when the two runs made a different request at this step (the target's answers led the case elsewhere). */
+  referenceRequest?: string;
+  target: { status?: number; error?: string; body?: string };
+  reference: { status?: number; error?: string; body?: string };
+  /** Structural body differences, `path: reference → target`; fields the case treats as free are left out. */
+  fields: Array<{ path: string; change: 'added' | 'missing' | 'changed'; reference?: string; target?: string }>;
 }
 
 /**

@@ -74,6 +74,8 @@ export interface RunOptions {
   version: string;
   /** `run --shard i/n`: the slice of the selection these cases are, recorded in the report. */
   shard?: ShardSpec;
+  /** Keep every case's exchanges, passes too (`run --differential` compares the reference's with the target's). */
+  keepExchanges?: boolean;
 }
 
 /** Run ids are short and DNS-safe: they go into object names. */
@@ -211,7 +213,7 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
         if (plan.skip) { finish(i, resultOf(c, 'skipped', 0, plan.skip)); continue; }
         if (plan.setupError) { finish(i, resultOf(c, 'errored', 0, String(setupError))); continue; }
         for (const rep of reporters) rep.caseStart?.(c);
-        const env: CaseEnv = { conn: group.conn, dispatcher, components, only: plan.only, notChecked: plan.notChecked, node: group.node, agentDispatcher: agentDispatcherOf(group), runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt, facts: plan.facts!, strict: !!opts.strict };
+        const env: CaseEnv = { conn: group.conn, dispatcher, components, only: plan.only, notChecked: plan.notChecked, node: group.node, agentDispatcher: agentDispatcherOf(group), runId, labels, namespace, tracker, timeoutMs, interrupt: opts.interrupt, facts: plan.facts!, strict: !!opts.strict, keepExchanges: !!opts.keepExchanges };
         finish(i, await runWithRetries(c, env, opts.expectations?.has(c.id) ? 0 : opts.retries ?? 0));
       }
     };
@@ -317,6 +319,8 @@ interface CaseEnv {
   strict: boolean;
   /** 0 for the first attempt, n for the n-th retry: keeps object names of attempts apart. */
   attempt?: number;
+  /** RunOptions.keepExchanges. */
+  keepExchanges?: boolean;
 }
 
 /** A result that a retry may turn around: a failure or an error (a timeout is one), not a warning. */
@@ -487,7 +491,7 @@ async function runOne(c: Case, env: CaseEnv): Promise<CaseResult> {
   if (findings.length) r.findings = findings;
   // Exchanges are what an auditor needs to see a failure; passes keep reports small. A retry keeps
   // them whatever it ended with: set beside the failed attempt's, they show what changed.
-  if (status === 'failed' || status === 'warned' || status === 'errored' || env.attempt) {
+  if (status === 'failed' || status === 'warned' || status === 'errored' || env.attempt || env.keepExchanges) {
     r.exchanges = api.exchanges;
     if (failedExchange !== undefined && failedExchange < r.exchanges.length) r.failedExchange = failedExchange;
   }

@@ -27,8 +27,13 @@ async function render(report: RunReport, specs: string[] | undefined): Promise<v
   for (const r of reporters) await r.end(report);
 }
 
-export async function cmdReport(argv: any): Promise<number> {
+export async function cmdReport(argv: any, version = ''): Promise<number> {
   const report = readResults(argv.results);
+  if (argv.differential) {
+    // Runs the failed and warned cases against the embedded reference; the verdicts stay the run's.
+    const [{ replayOnReference }, { ALL_CASES }] = await Promise.all([import('../../runner/differential.js'), import('../../suites/index.js')]);
+    await replayOnReference(report, { cases: ALL_CASES, version });
+  }
   await render(report, argv.reporter);
   return exitCodeFor(report);
 }

@@ -23,7 +23,7 @@ import type { TargetConnection } from '../../runner/client.js';
 import type { ShardSpec } from '../../runner/results.js';
 import { kubeconfigFile, loadKubeconfig, readTokenFile } from '../../runner/kubeconfig.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, UsageError } from '../../runner/errors.js';
-import { createReporter } from '../../reporters/index.js';
+import { createReporter, type Reporter } from '../../reporters/index.js';
 import { EXIT } from './exit-codes.js';
 import { cleanupCommand } from './cleanup.js';
 
@@ -74,6 +74,7 @@ function planRun(given: any) {
   const facts = parseFacts({ ...argv, token: conn?.token });
   const factFlags = Object.values(FACTS).map((f) => f.flag).filter((flag) => argv[flag.slice(2).replace(/-([a-z])/g, (_: string, c: string) => c.toUpperCase())] !== undefined);
   if (embedded && factFlags.length) throw new UsageError(`${factFlags.join(', ')} ${factFlags.length > 1 ? 'describe' : 'describes'} a target given with --api: the embedded run configures its references so that every such fact holds`);
+  if (embedded && argv.differential) throw new UsageError('--differential compares a target given with --api against the embedded reference: without --api the reference is the target');
   if (embedded && argv.controllers !== undefined) throw new UsageError('--controllers describes a target given with --api: the embedded run starts every controller and the scheduler');
   const node = resolveNodeTargets(argv, conn);
   return { argv, rerunArgs, gates, statedGates, selected, shard, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node, policy };
@@ -188,7 +189,7 @@ export async function cmdRun(given: any, version: string): Promise<number> {
   process.on('SIGTERM', onSignal);
   try {
     const common = {
-      expectations, reporters, interrupt: interrupt.signal, version, policy,
+      expectations, reporters: argv.differential ? reporters.map(deferEnd) : reporters, interrupt: interrupt.signal, version, policy,
       runId, parallel: argv.parallel, timeoutMs: argv.timeout * 1000, strict: !!argv.strict,
       // With --rerun-failed, the target options it took from its file are appended: a failure's
       // rerun command (--id in place of --rerun-failed) must reach the same target.
@@ -211,6 +212,11 @@ export async function cmdRun(given: any, version: string): Promise<number> {
       if (node?.agent) await probeComponent('agent', node.agent.conn, '--agent <url>');
       // Each component's gates are read from its orch_feature_enabled, save those --gates states.
       report = await runCases({ ...common, cases, conn, components, node, embedded, gates, statedGates, readGates: true, facts });
+    }
+    if (argv.differential) {
+      // The reporters render once the reference's answers are beside the target's.
+      if (!report.interrupted) await differential(report, argv, version);
+      for (const r of reporters) await r.end(report);
     }
     if (report.interrupted) {
       if (report.leaks.length) leftoverHint();
@@ -236,6 +242,20 @@ export async function cmdRun(given: any, version: string): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/** A reporter whose `end` waits: `--differential` adds to the report after the run, then renders it. */
+function deferEnd(r: Reporter): Reporter {
+  return { name: r.name, start: r.start?.bind(r), caseStart: r.caseStart?.bind(r), caseEnd: r.caseEnd?.bind(r), end: () => undefined };
+}
+
+/** `--differential`: the failed and warned cases run again against the embedded reference (runner/differential.ts). */
+async function differential(report: RunReport, argv: any, version: string): Promise<void> {
+  const { replayOnReference, differentiable } = await import('../../runner/differential.js');
+  const n = report.cases.filter(differentiable).length;
+  if (n === 0) return;
+  process.stderr.write(`orch-conformance: --differential: running ${n} failed or warned case(s) against the embedded reference\n`);
+  await replayOnReference(report, { cases: ALL_CASES, version, timeoutMs: argv.timeout * 1000, parallel: argv.parallel, log: argv.verbose ? stderrSink : undefined });
 }
 
 /** Exit 2's message: no selected case ran; what the skip reasons ask for. */
