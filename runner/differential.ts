@@ -20,6 +20,8 @@ export interface ReplayOptions {
   timeoutMs?: number;
   parallel?: number;
   log?: LogSink;
+  /** Ctrl-C during the replay: its cases stop and the references are stopped (the report keeps what was compared). */
+  interrupt?: AbortSignal;
 }
 
 /**
@@ -50,14 +52,16 @@ export async function replayOnReference(report: RunReport, opts: ReplayOptions):
   }
   let reference: RunReport;
   try {
-    reference = await runGroups(started.groups, { runId, embedded: true, version: opts.version, keepExchanges: true, strict: report.strict, timeoutMs: opts.timeoutMs, parallel: opts.parallel });
+    reference = await runGroups(started.groups, { runId, embedded: true, version: opts.version, keepExchanges: true, strict: report.strict, timeoutMs: opts.timeoutMs, parallel: opts.parallel, interrupt: opts.interrupt });
   } finally {
     await started.close();
   }
   const refById = new Map(reference.cases.map((c) => [c.id, c]));
   for (const r of results) {
     const ref = refById.get(r.id);
-    if (ref) r.differential = compareCase(r, ref, [report.runId, runId]);
+    // A case the interrupt stopped on the reference says nothing about it.
+    if (ref && (ref.status === 'interrupted' || ref.status === 'unstarted')) r.differential = unavailable('the replay was interrupted');
+    else if (ref) r.differential = compareCase(r, ref, [report.runId, runId]);
   }
   return cases.length;
 }

@@ -215,7 +215,7 @@ export async function cmdRun(given: any, version: string): Promise<number> {
     }
     if (argv.differential) {
       // The reporters render once the reference's answers are beside the target's.
-      if (!report.interrupted) await differential(report, argv, version);
+      if (!report.interrupted) await differential(report, argv, version, interrupt.signal);
       for (const r of reporters) await r.end(report);
     }
     if (report.interrupted) {
@@ -250,12 +250,12 @@ function deferEnd(r: Reporter): Reporter {
 }
 
 /** `--differential`: the failed and warned cases run again against the embedded reference (runner/differential.ts). */
-async function differential(report: RunReport, argv: any, version: string): Promise<void> {
+async function differential(report: RunReport, argv: any, version: string, interrupt: AbortSignal): Promise<void> {
   const { replayOnReference, differentiable } = await import('../../runner/differential.js');
   const n = report.cases.filter(differentiable).length;
   if (n === 0) return;
   process.stderr.write(`orch-conformance: --differential: running ${n} failed or warned case(s) against the embedded reference\n`);
-  await replayOnReference(report, { cases: ALL_CASES, version, timeoutMs: argv.timeout * 1000, parallel: argv.parallel, log: argv.verbose ? stderrSink : undefined });
+  await replayOnReference(report, { cases: ALL_CASES, version, timeoutMs: argv.timeout * 1000, parallel: argv.parallel, interrupt, log: argv.verbose ? stderrSink : undefined });
 }
 
 /** Exit 2's message: no selected case ran; what the skip reasons ask for. */
