@@ -74,6 +74,8 @@ export interface RunOptions {
   version: string;
   /** `run --shard i/n`: the slice of the selection these cases are, recorded in the report. */
   shard?: ShardSpec;
+  /** `run --label`: the run's name in `report matrix` (RunReport.label). */
+  label?: string;
 }
 
 /** Run ids are short and DNS-safe: they go into object names. */
@@ -248,6 +250,7 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
     ...(opts.command ? { command: opts.command } : {}),
     ...(opts.retries ? { retries: opts.retries } : {}),
     ...(opts.shard ? { shard: { ...opts.shard } } : {}),
+    ...(opts.label ? { label: opts.label } : {}),
   };
   for (const r of reporters) await r.end(report);
   return report;
