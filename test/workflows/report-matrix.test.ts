@@ -1,4 +1,4 @@
-// `report matrix a.json b.json ...` from the command line: Markdown and HTML written where asked,
+// `report matrix a.json b.json ...`: Markdown, HTML and console written where asked,
 // runs of different kit versions compared only on the cases every run ran (and marked), a single
 // file or a run given twice refused; and `run --label` recorded in the results a matrix reads.
 import t from 'tap';
@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildMatrix, renderMatrixMarkdown } from '../../reporters/matrix.js';
+import { buildMatrix, renderMatrix, renderMatrixMarkdown } from '../../reporters/matrix.js';
 import { computeCoverage } from '../../reporters/coverage.js';
 import { summarise } from '../../runner/run.js';
 import type { CaseResult, RunReport } from '../../runner/results.js';
@@ -56,24 +56,26 @@ t.test('runs of different kit versions: compared on the cases both ran, and mark
   t.match(md, /\*\*Interop:\*\* 0 of \d+ requirements passed by every run/);
 });
 
-t.test('the command writes Markdown and HTML; one file, or a run given twice, is a usage error', async (t) => {
+t.test('a single file, a run given twice, a reporter that is not for matrices: usage errors', async (t) => {
+  t.throws(() => buildMatrix([{ file: 'new.json', report: newer }]), { name: 'UsageError', message: /at least two results files/ });
+  t.throws(() => buildMatrix([{ file: 'a.json', report: newer }, { file: 'b.json', report: newer }]), { name: 'UsageError', message: /b\.json and a\.json are the same run \(new1\)/ });
+  t.throws(() => renderMatrix('junit', buildMatrix([{ file: 'new.json', report: newer }, { file: 'old.json', report: older }])), { name: 'UsageError', message: /reporter "junit" is not one for matrices/ });
+});
+
+t.test('run --label is kept in the results; report matrix of that run and another writes HTML, Markdown and console', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'orch-matrix-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  await writeFile(join(dir, 'new.json'), JSON.stringify(newer));
+  // One fast case against the embedded reference: a real run's results, as a matrix reads them.
+  const ran = await cli(['run', '--id', 'api.storageclass.reclaim-policy.default', '--label', 'reference 1.37', '--reporter', `json=${join(dir, 'ref.json')}`]);
+  t.equal(ran.code, 0, ran.stderr);
+  const ref = JSON.parse(await readFile(join(dir, 'ref.json'), 'utf8')) as RunReport;
+  t.equal(ref.label, 'reference 1.37', 'the label is in the results');
   await writeFile(join(dir, 'old.json'), JSON.stringify(older));
-  const ok = await cli(['report', 'matrix', join(dir, 'new.json'), join(dir, 'old.json'), '--reporter', `html=${join(dir, 'out', 'm.html')}`, '--reporter', `markdown=${join(dir, 'm.md')}`, '--reporter', 'console']);
+  const ok = await cli(['report', 'matrix', join(dir, 'ref.json'), join(dir, 'old.json'), '--reporter', `html=${join(dir, 'out', 'm.html')}`, '--reporter', `markdown=${join(dir, 'm.md')}`, '--reporter', 'console']);
   t.equal(ok.code, 0, ok.stderr);
-  t.match(ok.stdout, /\[1\] acme 2\.0: https:\/\/new1\.example:6443, kit 2\.0\.0 \(versions differ/);
+  t.match(ok.stdout, /^\[1\] reference 1\.37: https:\/\/127\.0\.0\.1:\d+ \(embedded reference\)/, 'the column is named by its label');
+  t.match(ok.stdout, /\[2\] acme 1\.0: https:\/\/old1\.example:6443, kit 1\.0\.0 \(versions differ: compared on 0 of its 1 cases\)/, 'kit versions differ: no case both ran');
   t.match(ok.stdout, /Interop: 0 of \d+ requirements passed by every run/);
-  t.match(await readFile(join(dir, 'm.md'), 'utf8'), /^# Conformance matrix/);
+  t.match(await readFile(join(dir, 'm.md'), 'utf8'), /^# Conformance matrix\n[\s\S]*\| 1 \| reference 1\.37 \| https:\/\/127\.0\.0\.1:\d+ \(embedded reference\)/);
   t.match(await readFile(join(dir, 'out', 'm.html'), 'utf8'), /<table class="matrix-runs">/);
-  const one = await cli(['report', 'matrix', join(dir, 'new.json')]);
-  t.equal(one.code, 2);
-  t.match(one.stderr, /at least two results files/);
-  const twice = await cli(['report', 'matrix', join(dir, 'new.json'), join(dir, 'new.json')]);
-  t.equal(twice.code, 2);
-  t.match(twice.stderr, /are the same run \(new1\)/);
-  const badReporter = await cli(['report', 'matrix', join(dir, 'new.json'), join(dir, 'old.json'), '--reporter', 'junit']);
-  t.equal(badReporter.code, 2);
-  t.match(badReporter.stderr, /reporter "junit" is not one for matrices/);
 });
