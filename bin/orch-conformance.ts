@@ -64,6 +64,7 @@ const runOptions = <T>(y: Argv<T>) => selectionOptions(y)
   .option('min-coverage', { type: 'number', describe: 'Least share (percent, 0-100) of the selected requirements the run must check; below it the run fails (exit 1)' })
   .option('progress-interval', { type: 'number', default: 30, describe: 'Off a terminal (CI logs), print a progress line every this many seconds: counts and the slowest running cases; 0: none' })
   .option('run-id', { type: 'string', describe: 'Id of this run (lowercase letters and digits); objects are labelled conformance.orch.io/run=<id>' })
+  .option('label', { type: 'string', describe: 'A name for this run, kept in its results (e.g. "acme-orch 2.3"): its column heading in `report matrix`' })
   .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable: console, json, junit, markdown, html, tap' })
   .option('differential', { type: 'boolean', describe: 'With --api: run every failed or warned case again against the embedded reference (same gates and facts) and show, per case, the first exchange whose answer differs: status, reason and causes, and the fields added, missing or changed (resourceVersion, uid, times, generated names and list order ignored). Verdicts stay the target\'s' })
   .option('shard', { type: 'string', describe: 'Run only slice i of n of the selection, e.g. 2/4: the same slices on every machine; merge their JSON results with `report merge`' })
@@ -267,7 +268,7 @@ await yargs(hideBin(process.argv))
     .option('wait', { type: 'number', default: 60, describe: 'Seconds to wait for deleted objects to be gone (finalizers, namespaces emptying)' })
     .epilog('Searches every resource the target\'s discovery lists (namespaced and cluster-scoped) for the label, deletes what carries it (namespaces last), releases the run\'s own finalizers (conformance.orch.io/...), then checks that nothing labelled is left. Objects without the label are never touched. Exit codes: 0 nothing labelled is left; 1 objects are still there after --wait; 2 bad usage or credentials the target rejects; 3 target unreachable.'),
   (argv) => exitWith(import('./commands/cleanup.js').then((m) => m.cmdCleanup(argv))))
-  .command('report', 'Render a saved JSON results file again (report <results>), merge shards (report merge) or compare two runs (report diff)', (y) => y
+  .command('report', 'Render a saved JSON results file again (report <results>), merge shards (report merge), compare two runs (report diff) or lay several side by side (report matrix)', (y) => y
     .command('merge <files..>', 'Merge the JSON results of a sharded run (run --shard i/n) into one report: every shard once, same kit version and selection', (m) => m
       .positional('files', { type: 'string', array: true, demandOption: true, describe: 'Results files of the shards, written by run --shard i/n --reporter json=FILE' })
       .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable: console, json, junit, markdown, html, tap' })
@@ -279,6 +280,12 @@ await yargs(hideBin(process.argv))
       .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable: console, markdown (fits a pull-request comment), json' })
       .epilog('Exit codes: 0 no regression; 1 a case that passed in base failed or errored in head; 2 bad usage or unreadable files.'),
     (argv) => exitWith(import('./commands/report.js').then((m) => m.cmdReportDiff(argv))))
+    .command('matrix <files..>', 'Several runs side by side (implementations, or versions of one), wpt.fyi style: spec sections expandable to requirements, a column per run, pass/fail/warn/skip/not-covered counts linking to the evidence, each run\'s share of MUST requirements passed and the interop share (requirements every run passes)', (x) => x
+      .positional('files', { type: 'string', array: true, demandOption: true, describe: 'Results files of the runs (run --label <name> --reporter json=FILE), two or more; a column each, in this order' })
+      .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable: console, html (no script; sections open with <details>), markdown, json' })
+      .example('$0 report matrix ref.json acme.json --reporter html=matrix.html --reporter markdown=matrix.md', '')
+      .epilog('A column is headed by the run\'s --label (else its file name), its target (API URL, agent and node) and kit version. Runs made by different kit versions are compared only on the cases every run ran, and marked. Exit codes: 0 written; 2 bad usage or unreadable files.'),
+    (argv) => exitWith(import('./commands/report.js').then((m) => m.cmdReportMatrix(argv))))
     .command('$0 <results>', 'Render a saved JSON results file again', (r) => r
       .positional('results', { type: 'string', demandOption: true, describe: 'File written by run --reporter json=FILE' })
       .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable' })

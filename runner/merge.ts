@@ -111,5 +111,7 @@ export function mergeReports(parts: readonly MergeInput[]): RunReport {
     ...(selection ? { selection } : {}),
     coverage: computeCoverage(cases),
     merged,
+    // The shards of one run carry one --label; shards labelled apart keep the first's.
+    ...(sorted[0]!.report.label !== undefined ? { label: sorted[0]!.report.label } : {}),
   };
 }

@@ -181,6 +181,11 @@ export interface RunReport {
   command?: string[];
   /** `run --retries <n>`: how many times a failed or errored case was run again at most. */
   retries?: number;
+  /**
+   * `run --label <text>`: what the operator calls this run (an implementation and its version, say),
+   * the column heading of `report matrix`. Absent without the flag.
+   */
+  label?: string;
 }
 
 /** Conditions beyond the cases' verdicts that a run must meet to pass. */

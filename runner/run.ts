@@ -76,6 +76,8 @@ export interface RunOptions {
   shard?: ShardSpec;
   /** Keep every case's exchanges, passes too (`run --differential` compares the reference's with the target's). */
   keepExchanges?: boolean;
+  /** `run --label`: the run's name in `report matrix` (RunReport.label). */
+  label?: string;
 }
 
 /** Run ids are short and DNS-safe: they go into object names. */
@@ -250,6 +252,7 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
     ...(opts.command ? { command: opts.command } : {}),
     ...(opts.retries ? { retries: opts.retries } : {}),
     ...(opts.shard ? { shard: { ...opts.shard } } : {}),
+    ...(opts.label ? { label: opts.label } : {}),
   };
   for (const r of reporters) await r.end(report);
   return report;

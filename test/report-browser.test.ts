@@ -17,6 +17,8 @@ import { renderHtml } from '../reporters/html.js';
 import { computeCoverage } from '../reporters/coverage.js';
 import { REQ_DEFAULT, failed, manyFailures, passed, passingWithWarning, skipped, warned } from './helpers/report-fixture.js';
 import { REQUIREMENTS } from '../suites/requirements/index.js';
+import { kase, REQ_NOT_FOUND } from './helpers/report-fixture.js';
+import { buildMatrix, renderMatrixHtml } from '../reporters/matrix.js';
 
 function findChromium(): string | undefined {
   for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
@@ -238,3 +240,120 @@ t.test('the HTML report in headless Chromium: matrix, counts, partial verdict, l
 interface View {
   count: string; cases: number; statuses: string[]; sections: string[]; levels: string[]; ids: string[]; failuresShown: boolean; flakyShown: boolean;
 }
+
+/**
+ * `report matrix` in the browser: the page a reader opens. Three runs, as the issue names them:
+ * the reference; the reference behind a proxy that breaks one rule (a GET of a missing object
+ * answered 200); the reference with no agent given (its agent cases skipped). Synthetic reports
+ * built from the fixtures' cases: the matrix reads results files, not targets.
+ */
+const MATRIX_PROBE = `<!DOCTYPE html><html><body><pre id="result">not run</pre>
+<iframe id="matrix" src="matrix.html" style="width:1280px;height:900px"></iframe>
+<script>
+const out = document.getElementById('result');
+document.getElementById('matrix').addEventListener('load', () => {
+  try {
+    const w = document.getElementById('matrix').contentWindow;
+    const d = w.document;
+    const section = (doc, sec) => d.querySelector('tbody.section[data-doc="' + doc + '"][data-section="' + sec + '"]');
+    const cells = (doc, sec) => [...section(doc, sec).querySelectorAll('td.cell')].map((td) => ({
+      counts: (({ run, ...counts }) => counts)(td.dataset),
+      badges: [...td.querySelectorAll('.b')].map((b) => ({ text: b.textContent, href: b.getAttribute('href'), bg: w.getComputedStyle(b).backgroundColor })),
+    }));
+    const visibleReqs = (doc, sec) => [...section(doc, sec).querySelectorAll('tr.req')].filter((tr) => tr.getClientRects().length > 0).length;
+    const closed = visibleReqs('000', '7');
+    section('000', '7').querySelector('details').open = true;
+    const opened = visibleReqs('000', '7');
+    const reqRow = (id) => [...section('000', '7').querySelectorAll('tr.req')].find((tr) => tr.dataset.req === id);
+    const links = [...d.querySelectorAll('a[href^="#"]')].map((a) => a.getAttribute('href').slice(1));
+    out.textContent = JSON.stringify({
+      scripts: d.scripts.length,
+      csp: d.querySelector('meta[http-equiv="Content-Security-Policy"]').getAttribute('content'),
+      headers: [...d.querySelectorAll('thead th[data-run]')].map((th) => th.innerText),
+      s7: cells('000', '7'), s22: cells('000', '2.2'), s001: cells('001', '1'),
+      closed, opened, reqs7: section('000', '7').querySelectorAll('tr.req').length,
+      notFoundRow: [...reqRow('${REQ_NOT_FOUND}').querySelectorAll('td.rcell')].map((td) => td.dataset.bucket),
+      must: [...d.querySelectorAll('tfoot tr.must td')].map((td) => [Number(td.dataset.mustPassed), Number(td.dataset.mustTotal)]),
+      interop: { ...d.querySelector('tfoot tr.interop td').dataset, text: d.querySelector('tfoot tr.interop td').textContent },
+      brokenLinks: links.filter((id) => !d.getElementById(id)),
+      evidence: [...d.querySelectorAll('.ev')].map((el) => ({ id: el.id, text: el.innerText })),
+    });
+  } catch (e) {
+    out.textContent = 'ERROR ' + e;
+  }
+});
+</script></body></html>`;
+
+t.test('report matrix in headless Chromium: three runs (reference, a proxy breaking one rule, no agent), counts, links to evidence, sections open without script, MUST and interop shares', { skip }, async (t) => {
+  if (!chromium) {
+    t.fail('chromium is not installed, and CI must run this test: .ci/run installs it (apt-get install chromium)');
+    return;
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'orch-matrix-browser-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+
+  const AGENT_REQ = '001-1-stateless-per-node';
+  const agentCase = kase({ id: 'agent.stateless', status: 'passed', suite: 'agent', requirements: [AGENT_REQ], spec: { doc: '001', section: '1' }, needs: ['agent'] });
+  const notFound = kase({ ...failed, status: 'passed', message: '', expected: undefined, actual: undefined, exchanges: [] });
+  const run = (runId: string, label: string, target: RunReport['target'], cases: RunReport['cases']): RunReport => ({
+    ...passingWithWarning(), runId, label, target, startedAt: '2026-11-29T01:00:00.000Z', cases, summary: summarise(cases), coverage: computeCoverage(cases),
+  });
+  const agent = { url: 'https://127.0.0.1:10250', node: 'node-1' };
+  const reference = run('ref1', 'reference', { embedded: true, agent }, [passed, notFound, agentCase]);
+  const proxied = run('proxy1', 'reference behind a proxy', { api: 'https://127.0.0.1:7443', embedded: false, agent }, [passed, failed, agentCase]);
+  const noAgent = run('noagent1', 'no agent', { api: 'https://127.0.0.1:6443', embedded: false }, [passed, notFound, { ...agentCase, status: 'skipped', message: 'needs --agent and --node' }]);
+  const matrix = buildMatrix([{ file: 'ref.json', report: reference }, { file: 'proxy.json', report: proxied }, { file: 'noagent.json', report: noAgent }]);
+  await writeFile(join(dir, 'matrix.html'), renderMatrixHtml(matrix));
+  await writeFile(join(dir, 'probe.html'), MATRIX_PROBE);
+
+  const probed = await dumpDom(chromium, join(dir, 'probe.html'), join(dir, 'profile'));
+  const m = /<pre id="result">([\s\S]*?)<\/pre>/.exec(probed);
+  t.ok(m, 'the probe page ran');
+  const text = m![1]!.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  t.notMatch(text, /^ERROR|^not run/, `the probe ran without script errors: ${text.slice(0, 200)}`);
+  type Cell = { counts: Record<string, string>; badges: Array<{ text: string; href: string | null; bg: string }> };
+  const seen = JSON.parse(text) as {
+    scripts: number; csp: string; headers: string[]; s7: Cell[]; s22: Cell[]; s001: Cell[]; closed: number; opened: number; reqs7: number;
+    notFoundRow: string[]; must: Array<[number, number]>; interop: Record<string, string>; brokenLinks: string[]; evidence: Array<{ id: string; text: string }>;
+  };
+
+  t.equal(seen.scripts, 0, 'the matrix has no script');
+  t.match(seen.csp, /^default-src 'none'; style-src 'sha256-/, 'nothing loads and nothing runs');
+  t.equal(seen.headers.length, 3, 'a column per run');
+  t.match(seen.headers[0]!, /^reference\n[\s\S]*embedded reference, agent https:\/\/127\.0\.0\.1:10250 \(node node-1\)/, 'a column is headed by its label and target');
+  t.match(seen.headers[1]!, /^reference behind a proxy\n[\s\S]*https:\/\/127\.0\.0\.1:7443/);
+  t.match(seen.headers[2]!, /^no agent\n/);
+  t.notMatch(seen.headers[2]!, /agent https/, 'the run without an agent names none');
+
+  const inSection = (doc: string, section: string) => REQUIREMENTS.filter((r) => r.doc === doc && r.section === section).length;
+  const counts = (pass: number, fail: number, warn: number, skip: number, notCovered: number) => ({ pass: String(pass), fail: String(fail), warn: String(warn), skip: String(skip), notCovered: String(notCovered) });
+  const n7 = inSection('000', '7');
+  t.same(seen.s7.map((c) => c.counts), [counts(1, 0, 0, 0, n7 - 1), counts(0, 1, 0, 0, n7 - 1), counts(1, 0, 0, 0, n7 - 1)], '000 §7: the proxy\'s run fails the rule the proxy breaks');
+  const failBadge = seen.s7[1]!.badges.find((b) => b.text === '1 fail')!;
+  t.ok(failBadge, 'the failure is shown as a count');
+  t.equal(failBadge.bg, RED, 'in red');
+  t.equal(failBadge.href, `#ev-1-${failed.id}`, 'linking to its evidence');
+  t.equal(seen.s7[0]!.badges.find((b) => b.text === '1 pass')!.href, null, 'a pass has no evidence to link to');
+  const n22 = inSection('000', '2.2');
+  t.same(seen.s22.map((c) => c.counts), [0, 1, 2].map(() => counts(1, 0, 0, 0, n22 - 1)), '000 §2.2: every run passes the one requirement it checked');
+  const n001 = inSection('001', '1');
+  t.same(seen.s001.map((c) => c.counts), [counts(1, 0, 0, 0, n001 - 1), counts(1, 0, 0, 0, n001 - 1), counts(0, 0, 0, 1, n001 - 1)], '001 §1: the run without an agent skipped its agent rule');
+  t.equal(seen.s001[2]!.badges.find((b) => b.text === '1 skip')!.href, '#ev-2-agent.stateless', 'the skip links to its reason');
+
+  t.equal(seen.closed, 0, 'a section\'s requirements are hidden while it is closed');
+  t.equal(seen.opened, seen.reqs7, 'and all shown once its <details> is opened, without script');
+  t.equal(seen.reqs7, n7, 'a requirement row per catalogue requirement of the section');
+  t.same(seen.notFoundRow, ['pass', 'fail', 'pass'], 'the broken rule\'s row, run by run');
+
+  const mustTotal = REQUIREMENTS.filter((r) => r.level === 'MUST').length;
+  // The planted failure's rule is SHOULD: the proxy's run passes as many MUST rules as the reference.
+  t.same(seen.must, [[2, mustTotal], [2, mustTotal], [1, mustTotal]], 'MUST requirements passed, per run');
+  t.same({ passed: seen.interop.interopPassed, total: seen.interop.interopTotal }, { passed: '1', total: String(REQUIREMENTS.length) }, 'interop: the one requirement every run passes');
+  t.match(seen.interop.text, `1 of ${REQUIREMENTS.length} requirements passed by every run`);
+
+  t.same(seen.brokenLinks, [], 'every link resolves');
+  t.same(seen.evidence.map((e) => e.id), [`ev-1-${failed.id}`, 'ev-2-agent.stateless'], 'evidence for the failure and the skip only');
+  t.match(seen.evidence[0]!.text, failed.expected!, 'the evidence says what was expected');
+  t.match(seen.evidence[0]!.text, 'GET http://127.0.0.1:8080/api/v1/namespaces/x/pods/missing', 'and the exchange the failure is about');
+  t.match(seen.evidence[1]!.text, 'needs --agent and --node');
+});

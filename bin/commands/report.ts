@@ -1,5 +1,6 @@
 // `report`: a saved JSON results file rendered again by any reporter, with the run's exit code;
-// `report merge`: shards' results as one report; `report diff`: what changed between two runs.
+// `report merge`: shards' results as one report; `report diff`: what changed between two runs;
+// `report matrix`: several runs side by side.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { exitCodeFor } from '../../runner/run.js';
@@ -51,14 +52,31 @@ export async function cmdReportMerge(argv: any): Promise<number> {
 export async function cmdReportDiff(argv: any): Promise<number> {
   const { diffReports, diffExitCode, renderDiff } = await import('../../reporters/diff.js');
   const diff = diffReports(readResults(argv.base), readResults(argv.head));
-  const specs: string[] = argv.reporter?.length ? argv.reporter : ['console'];
-  // Every reporter name is checked before anything is written.
+  writeRendered(argv.reporter, (name) => renderDiff(name, diff));
+  return diffExitCode(diff);
+}
+
+/** `report matrix a.json b.json ...`: the runs side by side; exit 0 once written (it judges no run). */
+export async function cmdReportMatrix(argv: any): Promise<number> {
+  const { buildMatrix, renderMatrix } = await import('../../reporters/matrix.js');
+  const files: string[] = (argv.files ?? []).map(String);
+  const matrix = buildMatrix(files.map((file) => ({ file, report: readResults(file) })));
+  writeRendered(argv.reporter, (name) => renderMatrix(name, matrix));
+  return 0;
+}
+
+/**
+ * Writes `render(name)` for each `--reporter name[=path]` (default console), to the path or to
+ * standard output. Every reporter name is checked before anything is written.
+ */
+function writeRendered(reporter: string[] | undefined, render: (name: string) => string): void {
+  const specs: string[] = reporter?.length ? reporter : ['console'];
   const outputs = specs.map((spec) => {
     const eq = spec.indexOf('=');
     const name = (eq === -1 ? spec : spec.slice(0, eq)).trim();
     const path = eq === -1 || spec.slice(eq + 1) === '-' ? undefined : spec.slice(eq + 1);
     if (name === 'console' && path !== undefined) throw new UsageError(`the console reporter writes to the terminal and takes no path (got "${spec}")`);
-    return { path, text: renderDiff(name, diff) };
+    return { path, text: render(name) };
   });
   for (const { path, text } of outputs) {
     if (path === undefined) {
@@ -72,5 +90,4 @@ export async function cmdReportDiff(argv: any): Promise<number> {
       throw new UsageError(`--reporter: cannot write ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
     }
   }
-  return diffExitCode(diff);
 }

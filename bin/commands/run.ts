@@ -194,7 +194,7 @@ export async function cmdRun(given: any, version: string): Promise<number> {
       // With --rerun-failed, the target options it took from its file are appended: a failure's
       // rerun command (--id in place of --rerun-failed) must reach the same target.
       retries: argv.retries ?? 0, command: [...redactArgs(process.argv.slice(2)), ...rerunArgs],
-      selection, ...(shard ? { shard } : {}),
+      selection, ...(shard ? { shard } : {}), ...(argv.label !== undefined ? { label: String(argv.label) } : {}),
     };
     let report;
     if (conn === undefined) {

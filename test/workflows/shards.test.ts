@@ -104,6 +104,8 @@ t.test('merge refuses parts that would make a wrong report', async (t) => {
   t.equal(ok.cases.length, 5);
   t.equal(ok.durationMs, 3000 - 1000 + 1000, 'wall time from the first start to the last end');
   t.equal(ok.selection?.partial, true, 'a focused selection stays partial');
+  t.equal(ok.label, undefined, 'no --label, none merged');
+  t.equal(mergeReports(shardReports(3, () => ({ label: 'acme 2.3' }))).label, 'acme 2.3', 'the shards\' --label is kept (report matrix names the column by it)');
   const refuses = (parts: MergeInput[], re: RegExp, what: string) => t.throws(() => mergeReports(parts), { name: 'UsageError', message: re }, what);
   refuses([good[0]!, good[1]!], /shard 3\/3 missing/, 'a missing shard');
   refuses([good[0]!, good[1]!, good[1]!, good[2]!], /shard 2\/3 given twice/, 'a shard twice');
