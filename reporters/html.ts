@@ -102,7 +102,7 @@ const SCRIPT = `(() => {
   for (const el of [status, section, level]) el.addEventListener('change', apply);
   search.addEventListener('input', apply);
   apply();
-  const copied = (b, ok) => { b.textContent = ok ? 'Copied' : 'Select the text to copy it'; };
+  const copied = (b, ok) => { b.textContent = ok ? 'Copied' : 'Selected: press Ctrl+C'; };
   for (const b of document.querySelectorAll('button.copy')) b.addEventListener('click', () => {
     const pre = byId(b.dataset.copy);
     const viaSelection = () => {
