@@ -15,6 +15,8 @@ export interface ReproducerTarget {
   agentCaFile?: string;
   /** `run --insecure-skip-tls-verify`: the run did not verify the control plane's certificate. */
   insecure: boolean;
+  /** `run --kubeconfig`: the run may have authenticated with a client certificate, which no exchange records. */
+  kubeconfig: boolean;
 }
 
 /** The value of `--flag value` or `--flag=value` in a recorded command line. */
@@ -54,6 +56,7 @@ export function reproducerTarget(report: Pick<RunReport, 'target' | 'command'>):
     caFile: flagValue(args, '--ca'),
     agentCaFile: flagValue(args, '--agent-ca'),
     insecure: flagSet(args, '--insecure-skip-tls-verify'),
+    kubeconfig: args.some((a) => a === '--kubeconfig' || a.startsWith('--kubeconfig=')),
   };
 }
 
@@ -153,6 +156,9 @@ export function curlReproducer(exchanges: readonly Exchange[], index: number, ta
   const out: string[] = [];
   if (tlsArgs(ex.url, target).includes('"$CA"')) {
     notes.add('# CA: the PEM file of the CA that signed the target\'s serving certificate');
+  }
+  if (target.kubeconfig && !Object.keys(ex.requestHeaders).some((k) => k.toLowerCase() === 'authorization')) {
+    notes.add('# if the run authenticated with its kubeconfig\'s client certificate, add: --cert "$CERT" --key "$KEY"');
   }
   const parts = [render(main)];
   if (isWatch(ex)) {

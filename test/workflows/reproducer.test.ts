@@ -107,4 +107,7 @@ t.test('the run\'s TLS flags: -k when it skipped verification; the agent with --
   t.match(curlReproducer([ex({ url: 'https://node-1:10250/pods' })], 0, plain), /^curl -sS -i -k /m, 'the run did not verify the agent without --agent-ca');
   t.match(curlReproducer([ex({ method: 'DELETE' })], 0, plain), /^curl -sS -i -X DELETE --cacert \/tmp\/ca\.pem /m);
   t.match(curlReproducer([ex({ url: 'http://api.example:8080/healthz', requestHeaders: {} })], 0, plain), /^curl -sS -i \\\n  http:\/\/api\.example:8080\/healthz$/m, 'plain HTTP: no TLS flag');
+  const kubeconfig = reproducerTarget({ target, command: ['run', '--kubeconfig', '/home/me/.kube/config'] });
+  t.match(curlReproducer([ex({ requestHeaders: { accept: 'application/json' } })], 0, kubeconfig), /^# if the run authenticated with its kubeconfig's client certificate, add: --cert "\$CERT" --key "\$KEY"$/m, 'a client certificate is never recorded: the reproducer says where it goes');
+  t.notMatch(curlReproducer([ex({})], 0, kubeconfig), /--cert/, 'not when the request carried a token');
 });
