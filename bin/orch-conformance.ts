@@ -35,6 +35,7 @@ const selectionOptions = <T>(y: Argv<T>) => y
   .option('gates', { type: 'string', describe: 'Feature gates the target has: Name=true,Other=false. Gates not given are read from each component\'s orch_feature_enabled where it reports them, else taken as the 1.37 defaults' });
 
 const TOKEN_NOTE = 'A token given with --token is visible to every user of this machine (ps, /proc); prefer --token-file or --kubeconfig.';
+const REPRO_NOTE = 'Each failed, errored or warned case comes with a reproducer: the curl command that sends its failing request again ($TOKEN for the token; the run\'s --ca, --agent-ca or -k; the body in a here-doc; a watch with curl -N and the write it should carry). The console shows the first failure\'s; markdown and html show every one; json stores it as the exchange\'s "reproducer".';
 const EXIT_CODES = 'Exit codes: 0 every selected case passed; 1 a case failed or errored, objects were left behind, or --fail-on-skip or --min-coverage was not met; 2 bad usage or configuration (including credentials the target rejects, a certificate not trusted without --ca, and a run in which every selected case was skipped); 3 target unreachable; 130 interrupted (SIGINT); 143 terminated (SIGTERM).';
 
 /** The options of `run`; `list` takes them all too, so a run's command line can be copied to it. */
@@ -164,7 +165,7 @@ await yargs(hideBin(process.argv))
   .strict()
   .demandCommand(1, 'name a command: run, list, serve, report, cleanup, controller-manager, scheduler, mock-cri or agent')
   .command('run', 'Run conformance cases against a target (the embedded reference without --api or --kubeconfig)', (y) => recordBuilt(runOptions(y))
-    .epilog(`${TOKEN_NOTE}\n\n${EXIT_CODES}`),
+    .epilog(`${TOKEN_NOTE}\n\n${REPRO_NOTE}\n\n${EXIT_CODES}`),
   (argv) => exitWith(import('./commands/run.js').then((m) => m.cmdRun(argv, VERSION))))
   .command('list', 'Show the cases a run would include (dry run); takes every option of run', (y) => recordBuilt(runOptions(y)
     .option('json', { type: 'boolean', default: false, describe: 'Print JSON' })),

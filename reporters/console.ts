@@ -1,5 +1,6 @@
 // Live progress on a terminal, then a summary with every failure's evidence.
 import type { CaseResult, RunReport } from '../runner/results.js';
+import { caseReproducer, reproducerTarget } from './reproducer.js';
 import { type Outcome, countsText, exchangeSummary, findingLines, formatDuration, outcome, plural, targetLabel, verdict, verdictText, writeOutput } from './format.js';
 import type { CaseStarted, Reporter, RunPlan } from './types.js';
 import { coverageOf } from './coverage.js';
@@ -105,6 +106,16 @@ function failureBlock(c: CaseResult, style: ConsoleStyle): string[] {
   return out;
 }
 
+/**
+ * The curl command that sends the first failure's failing request again (only the first: the
+ * others are in the Markdown, HTML and JSON reports, where they do not flood a terminal).
+ */
+function firstReproducer(report: RunReport, c: CaseResult, first: CaseResult): string[] {
+  const r = c === first ? caseReproducer(c, reproducerTarget(report)) : undefined;
+  // Not indented: a here-doc's closing line must start its line for the command to paste whole.
+  return r ? [`      reproducer (exchange ${r.n}; the other failures' are in the Markdown, HTML and JSON reports):`, r.text] : [];
+}
+
 /** The end-of-run summary; its last line is the verdict, which also names warnings and a partial run. */
 export function renderConsoleSummary(report: RunReport, style: ConsoleStyle = PLAIN): string {
   const p = painter(style);
@@ -116,7 +127,7 @@ export function renderConsoleSummary(report: RunReport, style: ConsoleStyle = PL
   if (failures.length) {
     out.push(p.bold('Failures:'));
     // Each failure ends with the command that runs it alone again.
-    for (const c of failures) out.push(...failureBlock(c, style), `      ${p.dim('rerun:')} ${rerunCommand(report, c.id)}`, '');
+    for (const c of failures) out.push(...failureBlock(c, style), `      ${p.dim('rerun:')} ${rerunCommand(report, c.id)}`, ...firstReproducer(report, c, failures[0]!), '');
   }
   const warnings = cases.filter((c) => outcome(c) === 'warned');
   if (warnings.length) {

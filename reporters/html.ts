@@ -41,6 +41,7 @@ import {
   shownExchanges,
 } from './format.js';
 import { requirementLabel } from './grouping.js';
+import { caseReproducer, fitsBodyLimit, reproducerLeftOutText, reproducerTarget, type ReproducerTarget } from './reproducer.js';
 import { coverageOf, matrixColumns, sectionAnchor, specOutline, type OutlineDoc } from './coverage.js';
 import { SKIP_GROUPS_SHOWN, skipGroups } from './skips.js';
 import type { Requirement } from '../suites/requirements/index.js';
@@ -69,13 +70,16 @@ details{margin:.4rem 0}summary{cursor:pointer}
 [hidden]{display:none!important}
 .filter{position:sticky;top:0;z-index:1;background:#fff;border-bottom:1px solid #ccd;padding:.5rem 0;display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:center}
 .filter input[type=search]{min-width:16rem}
+.repro button{margin-left:.5rem;font-size:12px}
 `;
 
 /**
  * The filter and search: every case row and case detail carries data-status (its outcome),
  * data-section ("000 §7"), data-level and data-text (lower-case id, title, suite, requirements,
  * message); a requirement, section or document with no row left to show is hidden with them.
- * It reads nothing but the page and writes nothing but `hidden` and the count. Written without `&`
+ * It reads nothing but the page and writes nothing but `hidden` and the count. A reproducer's Copy
+ * button puts its command on the clipboard (the Clipboard API where the page is a secure context, a
+ * selection and the copy command otherwise: both work offline). Written without `&`
  * and `<`, so that the report stays well-formed XML as well as HTML.
  */
 const SCRIPT = `(() => {
@@ -99,6 +103,23 @@ const SCRIPT = `(() => {
   for (const el of [status, section, level]) el.addEventListener('change', apply);
   search.addEventListener('input', apply);
   apply();
+  const copied = (b, ok) => { b.textContent = ok ? 'Copied' : 'Selected: press Ctrl+C'; };
+  for (const b of document.querySelectorAll('button.copy')) b.addEventListener('click', () => {
+    const pre = byId(b.dataset.copy);
+    const viaSelection = () => {
+      const range = document.createRange();
+      range.selectNodeContents(pre);
+      const sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      let ok = false;
+      try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
+      copied(b, ok);
+    };
+    const api = window.isSecureContext ? navigator.clipboard : undefined;
+    if (api) api.writeText(pre.textContent).then(() => copied(b, true), viaSelection);
+    else viaSelection();
+  });
 })();`;
 
 const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
@@ -311,7 +332,16 @@ function earlierAttempts(c: CaseResult, plan: EvidencePlan): string[] {
   return out;
 }
 
-function caseDetail(c: CaseResult, plan: EvidencePlan): string {
+/** The curl command that sends the failing request again, with a button that copies it. */
+function reproducer(c: CaseResult, target: ReproducerTarget, plan: EvidencePlan): string[] {
+  const r = caseReproducer(c, target);
+  if (!r) return [];
+  if (!fitsBodyLimit(r.text, plan.bodyLimit)) return [`<p class="meta">${h(reproducerLeftOutText(r.n))}</p>`];
+  const id = escapeAttr(anchor('repro', c.id));
+  return [`<div class="repro"><h4>Reproducer (exchange ${r.n})<button type="button" class="copy" data-copy="${id}">Copy</button></h4><pre id="${id}">${h(r.text)}</pre></div>`];
+}
+
+function caseDetail(c: CaseResult, plan: EvidencePlan, target: ReproducerTarget): string {
   const out = [`<div class="req" id="${escapeAttr(anchor('case', c.id))}" ${filterAttrs(c, sectionKey(c.spec.doc, c.spec.section))}>`];
   out.push(`<h3><code>${h(c.id)}</code> ${h(c.title)} ${badge(outcome(c))}</h3>`);
   out.push('<table>');
@@ -331,6 +361,7 @@ function caseDetail(c: CaseResult, plan: EvidencePlan): string {
   if (c.differential) out.push(`<div class="differential"><p>Differential</p><ul>${differentialLines(c.differential).map((l) => `<li>${h(l.trim())}</li>`).join('')}</ul></div>`);
   out.push(...earlierAttempts(c, plan));
   out.push(...exchanges(c.exchanges, (c.attempts?.length ?? 0) > 1 ? 'Exchanges of the last attempt' : 'Exchanges', plan));
+  out.push(...reproducer(c, target, plan));
   out.push('</div>');
   return out.join('\n');
 }
@@ -339,7 +370,8 @@ function details(report: RunReport): string {
   const out: string[] = [];
   // A run with a thousand failures gets shorter bodies, so that the file stays one a browser opens.
   const plan = evidencePlan(detailedCases(report), BODY_BUDGET);
-  const detail = (c: CaseResult) => caseDetail(c, plan);
+  const target = reproducerTarget(report);
+  const detail = (c: CaseResult) => caseDetail(c, plan, target);
   const cut =
     plan.bodyLimit < BODY_LIMIT || plan.exchangesShown < EXCHANGES_SHOWN
       ? `<p class="meta">To keep this report a size a browser opens, each case shows at most ${plan.exchangesShown} exchanges and bodies are cut at ${plan.bodyLimit} characters; ${h(FULL_TEXT_HINT)}.</p>`

@@ -37,6 +37,7 @@ import {
   shownExchanges,
 } from './format.js';
 import { requirementLabel } from './grouping.js';
+import { caseReproducer, fitsBodyLimit, reproducerLeftOutText, reproducerTarget, type ReproducerTarget } from './reproducer.js';
 import { coverageOf, matrixColumns, sectionAnchor, specOutline, type OutlineDoc } from './coverage.js';
 import { SKIP_GROUPS_SHOWN, skipGroups } from './skips.js';
 import type { Requirement } from '../suites/requirements/index.js';
@@ -222,7 +223,7 @@ function exchange(ex: Exchange, n: number, bodyLimit: number): string[] {
 }
 
 /** How much of a case's evidence to render: `full` with exchanges, `compact` without them. */
-type Depth = ({ kind: 'full' } & EvidencePlan) | { kind: 'compact' };
+type Depth = ({ kind: 'full'; repro?: ReproducerTarget } & EvidencePlan) | { kind: 'compact' };
 
 /** Text blocks (message, expected, actual) in a compact detail are cut to this many characters. */
 const COMPACT_TEXT_LIMIT = 2000;
@@ -279,6 +280,10 @@ function caseDetail(c: CaseResult, depth: Depth): string[] {
   if (c.differential) out.push('', ...differentialLines(c.differential).map((l) => `- ${md(depth.kind === 'compact' ? clip(l.trim(), NOTE_LIMIT) : l.trim())}`));
   out.push(...earlierAttempts(c, depth));
   out.push(...exchanges(c.exchanges, (c.attempts?.length ?? 0) > 1 ? 'Exchanges of the last attempt' : 'Exchanges', depth));
+  const repro = depth.kind === 'full' && depth.repro ? caseReproducer(c, depth.repro) : undefined;
+  if (repro && depth.kind === 'full') {
+    out.push('', ...(fitsBodyLimit(repro.text, depth.bodyLimit) ? [`#### Reproducer (exchange ${repro.n})`, '', block(repro.text, 'sh')] : [`_${md(reproducerLeftOutText(repro.n))}_`]));
+  }
   return out;
 }
 
@@ -319,7 +324,7 @@ const DETAIL_SECTIONS: Array<{ status: ReadonlySet<string>; head: string[] }> = 
  */
 function details(report: RunReport, budget: number): string[] {
   const cases = detailedCases(report);
-  const depth: Depth = { kind: 'full', ...evidencePlan(cases, BODY_BUDGET) };
+  const depth: Depth = { kind: 'full', ...evidencePlan(cases, BODY_BUDGET), repro: reproducerTarget(report) };
   const heads = DETAIL_SECTIONS.filter((d) => cases.some((c) => d.status.has(c.status)));
   let left = budget - heads.reduce((n, d) => n + bytes(d.head), 0);
   const rendered = new Map<CaseResult, string[]>();

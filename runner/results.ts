@@ -16,6 +16,12 @@ export interface Exchange {
   responseBody?: string;
   error?: string;
   durationMs: number;
+  /**
+   * The `curl` command that sends this request again (reporters/reproducer.ts): set by the JSON
+   * reporter, at render time, on the failing exchange of each failed, errored or warned case.
+   * Absent on other exchanges and in reports written before it existed.
+   */
+  reproducer?: string;
 }
 
 /**
