@@ -89,13 +89,23 @@ t.test('a bundle of a real run verifies, signs, and fails when changed or checke
   await writeArchive(second, new Map([...(await readArchive(second)), [SIGNATURE, signed.get(SIGNATURE)!]]));
   t.match(await verifyBundle(second, signer.publicKey), { ok: false, signature: 'invalid' });
 
-  // The command: exit 1, the file named; with the right key, the verdict, selection and coverage.
-  const pub = join(dir, 'signer.pub');
-  writeFileSync(pub, signer.publicKey.export({ type: 'spki', format: 'pem' }));
-  const bad = await execaNode(BIN, ['bundle', 'verify', tampered, '--key', pub], { reject: false });
-  t.equal(bad.exitCode, 1);
-  t.match(bad.stderr, /^NOT VERIFIED: .*tampered\.tgz\n {2}reports\/report\.html: changed/);
-  // What it prints for a good one, in-process (a second CLI start would cost a second of CI).
+  // The lines `bundle verify` prints: the changed file named; with the right key, verdict and coverage.
+  t.match(verificationLines(tampered, changed).join('\n'), /^NOT VERIFIED: .*tampered\.tgz\n {2}reports\/report\.html: changed/);
   const good = verificationLines(file, await verifyBundle(file, signer.publicKey)).join('\n');
   t.match(good, /^VERIFIED: .*signature valid\n[^]*\nverdict: FAIL[^]*\ncoverage: \d+ of \d+ requirements/);
+
+  // `run --bundle` from the command line (one case, against this reference): owner-only, verifies, fingerprinted.
+  const ca = join(dir, 'ca.pem');
+  writeFileSync(ca, ref.caPem!);
+  const cliFile = join(dir, 'cli', 'run.tgz');
+  const args = ['run', '--api', ref.url, '--ca', ca, '--id', 'api.discovery.core-versions', '--reporter', `json=${join(dir, 'cli.json')}`, '--bundle', cliFile];
+  const cli = await execaNode(BIN, args, { reject: false });
+  t.equal(cli.exitCode, 0, cli.stderr);
+  t.match(cli.stderr, /evidence bundle written to .*run\.tgz/);
+  t.equal(statSync(cliFile).mode & 0o777, 0o600);
+  const fromCli = await verifyBundle(cliFile);
+  t.ok(fromCli.ok, fromCli.problems.join('; '));
+  t.match(fromCli.metadata, { selection: { selectedCases: 1, ids: ['api.discovery.core-versions'] }, target: { api: ref.url, servingCertSha256: fingerprint.servingCertSha256, discoveryDigest: fingerprint.discoveryDigest } });
+  t.same(fromCli.metadata?.command, args, 'the command line as given (no secret in it to redact)');
+  t.equal(fromCli.report?.summary.passed, 1);
 });
