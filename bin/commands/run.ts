@@ -165,8 +165,14 @@ export async function cmdRun(given: any, version: string): Promise<number> {
   const { argv, rerunArgs, gates, statedGates, selected, shard, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node, policy } = planRun(given);
   // Before any case: a report that cannot be written is a usage error now, not after the run.
   checkReportPaths(reporterSpecs);
-  // The bundle's path is checked as a report's is (`bundle=` stands for it in messages).
-  if (argv.bundle !== undefined) checkReportPaths([...reporterSpecs, `bundle=${argv.bundle}`]);
+  // The bundle's path is checked as a report's is, and may not be one of theirs.
+  if (argv.bundle !== undefined) {
+    try {
+      checkReportPaths([...reporterSpecs, `bundle=${argv.bundle}`]);
+    } catch (err) {
+      throw err instanceof UsageError ? new UsageError(err.message.replaceAll(`--reporter bundle=${argv.bundle}`, `--bundle ${argv.bundle}`)) : err;
+    }
+  }
   // A shard's run id is its own even when the operator named the run: shards may share a target.
   const runId = argv.runId === undefined ? newRunId() : shard ? shardRunId(argv.runId, shard) : argv.runId;
   // The selection is the whole one (every shard records the same, which `report merge` checks); a
