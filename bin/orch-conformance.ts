@@ -68,6 +68,7 @@ const runOptions = <T>(y: Argv<T>) => selectionOptions(y)
   .option('label', { type: 'string', describe: 'A name for this run, kept in its results (e.g. "acme-orch 2.3"): its column heading in `report matrix`' })
   .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable: console, json, junit, markdown, html, tap' })
   .option('differential', { type: 'boolean', describe: 'With --api: run every failed or warned case again against the embedded reference (same gates and facts) and show, per case, the first exchange whose answer differs: status, reason and causes, and the fields added, missing or changed (resourceVersion, uid, times, generated names and list order ignored). Verdicts stay the target\'s' })
+  .option('bundle', { type: 'string', describe: 'Also write an evidence bundle, an owner-only .tgz: the JSON results (every recorded exchange), Markdown, HTML and JUnit reports, the selection, the kit version and a digest of its suites, the target\'s fingerprint (/version, serving certificate SHA-256, discovery digest, agent /healthz and version), start and end times, host name, the command line (secrets redacted) and a manifest of SHA-256 digests; sign it with `bundle sign`' })
   .option('shard', { type: 'string', describe: 'Run only slice i of n of the selection, e.g. 2/4: the same slices on every machine; merge their JSON results with `report merge`' })
   .option('shard-timings', { type: 'string', describe: 'With --shard: balance the slices by the durations the cases took in this JSON results file (else by a stable hash of the case ids)' })
   .option('continue-ttl', { type: 'string', describe: 'Target fact: how long the target keeps list continue tokens valid (e.g. 5m); cases that outwait it run only when given' })
@@ -163,7 +164,7 @@ await yargs(hideBin(process.argv))
   // redirected, lines are not wrapped at all, for the reader's own tools to wrap.
   .wrap(process.stdout.isTTY ? process.stdout.columns || 80 : null)
   .strict()
-  .demandCommand(1, 'name a command: run, list, serve, report, cleanup, controller-manager, scheduler, mock-cri or agent')
+  .demandCommand(1, 'name a command: run, list, serve, report, bundle, cleanup, controller-manager, scheduler, mock-cri or agent')
   .command('run', 'Run conformance cases against a target (the embedded reference without --api or --kubeconfig)', (y) => recordBuilt(runOptions(y))
     .epilog(`${TOKEN_NOTE}\n\n${REPRO_NOTE}\n\n${EXIT_CODES}`),
   (argv) => exitWith(import('./commands/run.js').then((m) => m.cmdRun(argv, VERSION))))
@@ -269,6 +270,18 @@ await yargs(hideBin(process.argv))
     .option('wait', { type: 'number', default: 60, describe: 'Seconds to wait for deleted objects to be gone (finalizers, namespaces emptying)' })
     .epilog('Searches every resource the target\'s discovery lists (namespaced and cluster-scoped) for the label, deletes what carries it (namespaces last), releases the run\'s own finalizers (conformance.orch.io/...), then checks that nothing labelled is left. Objects without the label are never touched. Exit codes: 0 nothing labelled is left; 1 objects are still there after --wait; 2 bad usage or credentials the target rejects; 3 target unreachable.'),
   (argv) => exitWith(import('./commands/cleanup.js').then((m) => m.cmdCleanup(argv))))
+  .command('bundle', 'Sign or verify an evidence bundle written by run --bundle <file>.tgz', (y) => y
+    .command('sign <file>', 'Add a detached Ed25519 signature over the bundle\'s manifest of SHA-256 digests (signature.json, inside the archive)', (b) => b
+      .positional('file', { type: 'string', demandOption: true, describe: 'Bundle written by run --bundle' })
+      .option('key', { type: 'string', demandOption: true, describe: 'PEM file of the Ed25519 private key (openssl genpkey -algorithm ed25519 -out key.pem)' })
+      .epilog('A bundle whose files no longer match its manifest is not signed. Exit codes: 0 signed; 1 the bundle does not match its manifest or is not a bundle; 2 bad usage or an unreadable or non-Ed25519 key.'),
+    (argv) => exitWith(import('./commands/bundle.js').then((m) => m.cmdBundleSign(argv as any))))
+    .command('verify <file>', 'Check every file of a bundle against its manifest and, with --key, the signature; offline. Prints the verdict, the selection and the coverage of its run', (b) => b
+      .positional('file', { type: 'string', demandOption: true, describe: 'Bundle written by run --bundle (signed or not)' })
+      .option('key', { type: 'string', describe: 'PEM file of the signer\'s Ed25519 public key (openssl pkey -in key.pem -pubout -out key.pub); with it an unsigned bundle or a signature by another key fails' })
+      .epilog('Exit codes: 0 verified; 1 a file changed, is missing or was added (named), the signature does not verify, or the archive is unreadable; 2 bad usage or an unreadable or non-Ed25519 key.'),
+    (argv) => exitWith(import('./commands/bundle.js').then((m) => m.cmdBundleVerify(argv as any))))
+    .demandCommand(1, 'name a bundle command: sign or verify'))
   .command('report', 'Render a saved JSON results file again (report <results>), merge shards (report merge), compare two runs (report diff) or lay several side by side (report matrix)', (y) => y
     .command('merge <files..>', 'Merge the JSON results of a sharded run (run --shard i/n) into one report: every shard once, same kit version and selection', (m) => m
       .positional('files', { type: 'string', array: true, demandOption: true, describe: 'Results files of the shards, written by run --shard i/n --reporter json=FILE' })

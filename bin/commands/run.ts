@@ -20,6 +20,7 @@ import { runEmbedded } from '../../runner/embedded.js';
 import { stderrSink } from '../../reference/log.js';
 import { checkCredentials, probeComponent, probeTarget } from '../../runner/target.js';
 import type { TargetConnection } from '../../runner/client.js';
+import type { TargetFingerprint } from '../../runner/bundle.js';
 import type { ShardSpec } from '../../runner/results.js';
 import { kubeconfigFile, loadKubeconfig, readTokenFile } from '../../runner/kubeconfig.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, UsageError } from '../../runner/errors.js';
@@ -165,6 +166,14 @@ export async function cmdRun(given: any, version: string): Promise<number> {
   const { argv, rerunArgs, gates, statedGates, selected, shard, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node, policy } = planRun(given);
   // Before any case: a report that cannot be written is a usage error now, not after the run.
   checkReportPaths(reporterSpecs);
+  // The bundle's path is checked as a report's is, and may not be one of theirs.
+  if (argv.bundle !== undefined) {
+    try {
+      checkReportPaths([...reporterSpecs, `bundle=${argv.bundle}`]);
+    } catch (err) {
+      throw err instanceof UsageError ? new UsageError(err.message.replaceAll(`--reporter bundle=${argv.bundle}`, `--bundle ${argv.bundle}`)) : err;
+    }
+  }
   // A shard's run id is its own even when the operator named the run: shards may share a target.
   const runId = argv.runId === undefined ? newRunId() : shard ? shardRunId(argv.runId, shard) : argv.runId;
   // The selection is the whole one (every shard records the same, which `report merge` checks); a
@@ -197,6 +206,8 @@ export async function cmdRun(given: any, version: string): Promise<number> {
       selection, ...(shard ? { shard } : {}), ...(argv.label !== undefined ? { label: String(argv.label) } : {}),
     };
     let report;
+    // The target's fingerprint is read before the cases run: what the run was about, not what it left.
+    const fingerprint = argv.bundle === undefined ? undefined : conn === undefined ? { embedded: true } : await fingerprintAfterProbe(conn, node);
     if (conn === undefined) {
       // Without --gates every case runs: a reference is started per gate set the cases need.
       // Its components log only with --verbose: the cases provoke errors on purpose (a planted
@@ -217,6 +228,11 @@ export async function cmdRun(given: any, version: string): Promise<number> {
       // The reporters render once the reference's answers are beside the target's.
       if (!report.interrupted) await differential(report, argv, version, interrupt.signal);
       for (const r of reporters) await r.end(report);
+    }
+    if (argv.bundle !== undefined) {
+      const { writeBundle } = await import('../../runner/bundle.js');
+      await writeBundle(argv.bundle, report, fingerprint!, { endedAt: new Date().toISOString() });
+      process.stderr.write(`orch-conformance: evidence bundle written to ${argv.bundle} (sign it: orch-conformance bundle sign ${argv.bundle} --key <ed25519 private key PEM>)\n`);
     }
     if (report.interrupted) {
       if (report.leaks.length) leftoverHint();
@@ -256,6 +272,16 @@ async function differential(report: RunReport, argv: any, version: string, inter
   if (n === 0) return;
   process.stderr.write(`orch-conformance: --differential: running ${n} failed or warned case(s) against the embedded reference\n`);
   await replayOnReference(report, { cases: ALL_CASES, version, timeoutMs: argv.timeout * 1000, parallel: argv.parallel, interrupt, log: argv.verbose ? stderrSink : undefined });
+}
+
+/**
+ * `run --bundle`: the target's fingerprint, read once the target answered (probeTarget); the run's
+ * own preflight still reports an unreachable target first.
+ */
+async function fingerprintAfterProbe(conn: TargetConnection, node: NodeTargets | undefined): Promise<TargetFingerprint> {
+  await probeTarget(conn);
+  const { fingerprintTarget } = await import('../../runner/bundle.js');
+  return fingerprintTarget(conn, node?.agent);
 }
 
 /** Exit 2's message: no selected case ran; what the skip reasons ask for. */
