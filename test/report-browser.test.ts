@@ -19,6 +19,12 @@ import { REQ_DEFAULT, failed, manyFailures, passed, passingWithWarning, skipped,
 import { REQUIREMENTS } from '../suites/requirements/index.js';
 import { kase, REQ_NOT_FOUND } from './helpers/report-fixture.js';
 import { buildMatrix, renderMatrixHtml } from '../reporters/matrix.js';
+import { newRunId, runGroups } from '../runner/run.js';
+import { selectCases } from '../runner/select.js';
+import { startEmbeddedGroups } from '../runner/embedded.js';
+import { ALL_CASES } from '../suites/index.js';
+import { processSelfSigned } from '../reference/tls.js';
+import { startBrokenTarget } from './helpers/broken-target.js';
 
 function findChromium(): string | undefined {
   for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
@@ -356,4 +362,85 @@ t.test('report matrix in headless Chromium: three runs (reference, a proxy break
   t.match(seen.evidence[0]!.text, failed.expected!, 'the evidence says what was expected');
   t.match(seen.evidence[0]!.text, 'GET http://127.0.0.1:8080/api/v1/namespaces/x/pods/missing', 'and the exchange the failure is about');
   t.match(seen.evidence[1]!.text, 'needs --agent and --node');
+});
+
+/** The matrix page's requirement rows (data-req) and what the reader can follow: buckets per run, links, scripts. */
+const MATRIX_ROWS_PROBE = (ids: readonly string[]) => `<!DOCTYPE html><html><body><pre id="result">not run</pre>
+<iframe id="matrix" src="matrix.html" style="width:1280px;height:900px"></iframe>
+<script>
+const out = document.getElementById('result');
+document.getElementById('matrix').addEventListener('load', () => {
+  try {
+    const d = document.getElementById('matrix').contentWindow.document;
+    const row = (id) => [...d.querySelectorAll('tr.req')].find((tr) => tr.dataset.req === id);
+    const links = [...d.querySelectorAll('a[href^="#"]')].map((a) => a.getAttribute('href').slice(1));
+    out.textContent = JSON.stringify({
+      scripts: d.scripts.length,
+      headers: [...d.querySelectorAll('thead th[data-run]')].map((th) => th.innerText),
+      rows: Object.fromEntries(${JSON.stringify(ids)}.map((id) => [id, row(id) ? [...row(id).querySelectorAll('td.rcell')].map((td) => ({ bucket: td.dataset.bucket, href: td.querySelector('a') ? td.querySelector('a').getAttribute('href') : null })) : null])),
+      brokenLinks: links.filter((id) => !d.getElementById(id)),
+      evidence: [...d.querySelectorAll('.ev')].map((el) => ({ id: el.id, text: el.innerText })),
+    });
+  } catch (e) {
+    out.textContent = 'ERROR ' + e;
+  }
+});
+</script></body></html>`;
+
+t.test('report matrix of three real runs in headless Chromium: the reference, the reference behind a proxy breaking one rule, the reference without its agent', { skip }, async (t) => {
+  if (!chromium) {
+    t.fail('chromium is not installed, and CI must run this test: .ci/run installs it (apt-get install chromium)');
+    return;
+  }
+  const API_CASE = 'api.storageclass.provisioner.required';
+  const AGENT_CASE = 'agent.stats.provider.present';
+  const cases = selectCases(ALL_CASES, { ids: [API_CASE, AGENT_CASE] });
+  t.equal(cases.length, 2);
+  // One embedded reference with its mock CRI and agent, run three ways.
+  const started = await startEmbeddedGroups(cases, { runId: newRunId(), node: true });
+  t.teardown(() => started.close());
+  t.equal(started.groups.length, 1, 'one profile');
+  const group = started.groups[0]!;
+  const tls = processSelfSigned('127.0.0.1');
+  // The one rule broken: a StorageClass without provisioner is accepted (201) instead of refused.
+  const broken = await startBrokenTarget(group.conn.baseUrl, {
+    request: (r) => {
+      if (r.method !== 'POST' || !r.path.startsWith('/apis/storage.orch.io/v1/storageclasses')) return undefined;
+      const obj = JSON.parse(r.body);
+      if (obj.provisioner !== undefined) return undefined;
+      return { status: 201, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...obj, metadata: { ...obj.metadata, uid: 'planted' } }) };
+    },
+  }, { tls, caPem: group.conn.caPem });
+  t.teardown(() => broken.close());
+  const runOn = async (label: string, g: typeof group): Promise<RunReport> => ({ ...(await runGroups([g], { embedded: false, version: 'test', runId: newRunId() })), label });
+  const reference = await runOn('reference', group);
+  const proxied = await runOn('reference behind a proxy', { ...group, conn: { ...group.conn, baseUrl: broken.url, caPem: tls.caPem } });
+  const noAgent = await runOn('no agent', { ...group, node: undefined });
+  const statuses = (r: RunReport) => r.cases.map((c) => `${c.id}: ${c.status}`);
+  t.same(statuses(reference), [`${API_CASE}: passed`, `${AGENT_CASE}: passed`], 'the reference passes both');
+  t.same(statuses(proxied), [`${API_CASE}: failed`, `${AGENT_CASE}: passed`], 'the proxy breaks exactly its rule');
+  t.same(statuses(noAgent), [`${API_CASE}: passed`, `${AGENT_CASE}: skipped`], 'without the agent its case is skipped');
+
+  const dir = await mkdtemp(join(tmpdir(), 'orch-matrix-real-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const apiReqs = cases[0]!.id === API_CASE ? cases[0]!.requirements : cases[1]!.requirements;
+  const agentReqs = (cases[0]!.id === AGENT_CASE ? cases[0]! : cases[1]!).requirements;
+  const matrix = buildMatrix([{ file: 'ref.json', report: reference }, { file: 'proxy.json', report: proxied }, { file: 'noagent.json', report: noAgent }]);
+  await writeFile(join(dir, 'matrix.html'), renderMatrixHtml(matrix));
+  await writeFile(join(dir, 'probe.html'), MATRIX_ROWS_PROBE([...apiReqs, ...agentReqs]));
+  const probed = await dumpDom(chromium, join(dir, 'probe.html'), join(dir, 'profile'));
+  const m = /<pre id="result">([\s\S]*?)<\/pre>/.exec(probed);
+  t.ok(m, 'the probe page ran');
+  const text = m![1]!.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  t.notMatch(text, /^ERROR|^not run/, `the probe ran without script errors: ${text.slice(0, 200)}`);
+  const seen = JSON.parse(text) as { scripts: number; headers: string[]; rows: Record<string, Array<{ bucket: string; href: string | null }> | null>; brokenLinks: string[]; evidence: Array<{ id: string; text: string }> };
+  t.equal(seen.scripts, 0, 'no script');
+  t.same(seen.headers.map((h) => h.split('\n')[0]), ['reference', 'reference behind a proxy', 'no agent'], 'a column per run, by its label');
+  for (const id of apiReqs) t.same(seen.rows[id]?.map((c) => c.bucket), ['pass', 'fail', 'pass'], `${id}: only the proxy's run fails it`);
+  for (const id of agentReqs) t.same(seen.rows[id]?.map((c) => c.bucket), ['pass', 'pass', 'skip'], `${id}: the run without the agent skipped it`);
+  const failLink = seen.rows[apiReqs[0]!]![1]!.href;
+  t.ok(failLink, 'the failure links to its evidence');
+  const ev = seen.evidence.find((e) => `#${e.id}` === failLink);
+  t.match(ev?.text ?? '', API_CASE, 'which names the case');
+  t.same(seen.brokenLinks, [], 'every link resolves');
 });
