@@ -4,7 +4,7 @@
 // browser start) reads three reports: a small one, a 1,000-failure one whose filter and search it
 // drives, and a copy of the small one with a script planted as an escaping bug would let a target's
 // answer in, which the report's Content-Security-Policy must keep from running.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createHash } from 'node:crypto';
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -32,6 +32,19 @@ function findChromium(): string | undefined {
     if (found.status === 0 && found.stdout.trim()) return found.stdout.trim();
   }
   return undefined;
+}
+
+/**
+ * Opens `dir`/probe.html in headless Chromium and returns what its script wrote into `<pre id="result">`
+ * (the probe's JSON), checking that the probe ran without a script error.
+ */
+async function probeText(t: Test, chromium: string, dir: string): Promise<string> {
+  const probed = await dumpDom(chromium, join(dir, 'probe.html'), join(dir, 'profile'));
+  const m = /<pre id="result">([\s\S]*?)<\/pre>/.exec(probed);
+  t.ok(m, 'the probe page ran');
+  const text = (m?.[1] ?? '').replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  t.notMatch(text, /^ERROR|^not run/, `the probe ran without script errors: ${text.slice(0, 200)}`);
+  return text;
 }
 
 /** Loads `page` in headless Chromium and returns the DOM it ends with. */
@@ -173,11 +186,7 @@ t.test('the HTML report in headless Chromium: matrix, counts, partial verdict, l
   await writeFile(join(dir, 'probe.html'), PROBE);
 
 
-  const probed = await dumpDom(chromium, join(dir, 'probe.html'), join(dir, 'profile'));
-  const m = /<pre id="result">([\s\S]*?)<\/pre>/.exec(probed);
-  t.ok(m, 'the probe page ran');
-  const text = m![1]!.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-  t.notMatch(text, /^ERROR|^not run/, `the probe ran without script errors: ${text.slice(0, 200)}`);
+  const text = await probeText(t, chromium, dir);
   const seen = JSON.parse(text) as {
     title: string; verdict: string; headers: string[]; links: number; brokenLinks: string[]; scripts: number; matrixTables: number; matrixFirst: boolean;
     rows: Array<{ doc: string; section: string; href: string; counts: number[]; backgrounds: string[] }>;
@@ -312,11 +321,7 @@ t.test('report matrix in headless Chromium: three runs (reference, a proxy break
   await writeFile(join(dir, 'matrix.html'), renderMatrixHtml(matrix));
   await writeFile(join(dir, 'probe.html'), MATRIX_PROBE);
 
-  const probed = await dumpDom(chromium, join(dir, 'probe.html'), join(dir, 'profile'));
-  const m = /<pre id="result">([\s\S]*?)<\/pre>/.exec(probed);
-  t.ok(m, 'the probe page ran');
-  const text = m![1]!.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-  t.notMatch(text, /^ERROR|^not run/, `the probe ran without script errors: ${text.slice(0, 200)}`);
+  const text = await probeText(t, chromium, dir);
   type Cell = { counts: Record<string, string>; badges: Array<{ text: string; href: string | null; bg: string }> };
   const seen = JSON.parse(text) as {
     scripts: number; csp: string; headers: string[]; s7: Cell[]; s22: Cell[]; s001: Cell[]; closed: number; opened: number; reqs7: number;
@@ -428,11 +433,7 @@ t.test('report matrix of three real runs in headless Chromium: the reference, th
   const matrix = buildMatrix([{ file: 'ref.json', report: reference }, { file: 'proxy.json', report: proxied }, { file: 'noagent.json', report: noAgent }]);
   await writeFile(join(dir, 'matrix.html'), renderMatrixHtml(matrix));
   await writeFile(join(dir, 'probe.html'), MATRIX_ROWS_PROBE([...apiReqs, ...agentReqs]));
-  const probed = await dumpDom(chromium, join(dir, 'probe.html'), join(dir, 'profile'));
-  const m = /<pre id="result">([\s\S]*?)<\/pre>/.exec(probed);
-  t.ok(m, 'the probe page ran');
-  const text = m![1]!.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-  t.notMatch(text, /^ERROR|^not run/, `the probe ran without script errors: ${text.slice(0, 200)}`);
+  const text = await probeText(t, chromium, dir);
   const seen = JSON.parse(text) as { scripts: number; headers: string[]; rows: Record<string, Array<{ bucket: string; href: string | null }> | null>; brokenLinks: string[]; evidence: Array<{ id: string; text: string }> };
   t.equal(seen.scripts, 0, 'no script');
   t.same(seen.headers.map((h) => h.split('\n')[0]), ['reference', 'reference behind a proxy', 'no agent'], 'a column per run, by its label');
