@@ -58,6 +58,10 @@ t.test('serve and agent processes: the proxy reaches the agent with its certific
   }
   t.equal(pods.status, 200, `through the proxy: ${pods.text.slice(0, 300)}`);
   t.equal(JSON.parse(pods.text).kind, 'PodList');
+  // With the agents' CA given, serve has nothing to warn about them (kubectl-auth.test.ts: the
+  // warning without it).
+  s.proc.kill('SIGTERM');
+  t.notMatch(String((await s.proc).stderr), /serving certificates are not verified/, 'no warning about unverified agents');
 });
 
 t.test('serve refuses bad node proxy flags with exit 2', async (t) => {

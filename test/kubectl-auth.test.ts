@@ -17,7 +17,9 @@ t.test('kubectl with tokens against serve --authorization-mode RBAC', async (t) 
   const { dir, kubectl } = kubectlAgainst(t, 'http://127.0.0.1:1');
   const tokens = join(dir, 'tokens.csv');
   // The padded group is read as upstream reads it: " system:masters " is not the privileged group.
-  writeFileSync(tokens, 'admin-secret,admin,1,"system:masters"\nreader-secret,reader,2,"readers,other"\npadded-secret,padded,3," system:masters "\n');
+  // An empty token and a repeated one are what upstream only warns about: serve says so at start.
+  writeFileSync(tokens, 'admin-secret,admin,1,"system:masters"\nreader-secret,reader,2,"readers,other"\npadded-secret,padded,3," system:masters "\n'
+    + ',nobody,4\ndup-secret,first,5,"system:masters"\ndup-secret,second,6\n');
   // serve's own self-signed certificate (--cert-dir), which kubectl (Go's x509) must accept.
   const { proc: serve, url, ca } = await startServe(t, ['--cert-dir', join(dir, 'certs'), '--token-auth-file', tokens, '--authorization-mode', 'RBAC']);
   if (!ca) throw new Error('serve --cert-dir printed no ca: line');
@@ -34,6 +36,9 @@ t.test('kubectl with tokens against serve --authorization-mode RBAC', async (t) 
   const padded = await k('padded-secret', 'get', 'storageclasses.storage.orch.io');
   t.not(padded.exitCode, 0, 'a padded " system:masters " group grants nothing');
   t.match(padded.stderr, /Forbidden.*User "padded" cannot list resource "storageclasses"/);
+
+  const dup = await k('dup-secret', 'get', 'storageclasses.storage.orch.io');
+  t.match(dup.stderr, /Forbidden.*User "second" cannot list/, 'a repeated token is its later row\'s user, not the first row\'s superuser');
 
   const unknown = await k('wrong-secret', 'get', 'storageclasses.storage.orch.io');
   t.not(unknown.exitCode, 0);
@@ -67,7 +72,13 @@ t.test('kubectl with tokens against serve --authorization-mode RBAC', async (t) 
   t.match(notAllowed.stderr, /Error from server \(Forbidden\)/, 'a user without the impersonate verb may not --as');
 
   serve.kill('SIGTERM');
-  t.equal((await serve).exitCode, 0);
+  const ended = await serve;
+  t.equal(ended.exitCode, 0);
+  // What serve said at start: the token file's rows upstream would only log, and (no
+  // --agent-certificate-authority given) that the node proxy does not verify agents, once.
+  t.match(ended.stderr, /^serve: warning: --token-auth-file: empty token has been found in token file '.*tokens\.csv', record 4 \(line 4\): row skipped$/m);
+  t.match(ended.stderr, /^serve: warning: --token-auth-file: duplicate token has been found in token file '.*tokens\.csv', record 6 \(line 6\): this later row wins$/m);
+  t.equal(String(ended.stderr).match(/node proxy: agents' serving certificates are not verified \(no agent CA given: serve --agent-certificate-authority\)/g)?.length, 1, 'the unverified agent certificates are mentioned once');
 });
 
 t.test('serve refuses a bad token file or authorization mode', async (t) => {
