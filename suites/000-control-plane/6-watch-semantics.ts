@@ -260,7 +260,8 @@ export const watchSemanticsCases: Case[] = [
     ...at43,
     level: 'MUST',
     id: 'api.watch.send-initial-events.requires-match',
-    title: 'sendInitialEvents without resourceVersionMatch is refused with 422 Invalid',
+    upstreamShape: true,
+    title: 'sendInitialEvents without resourceVersionMatch is refused (an Invalid error; upstream 422 with a cause at resourceVersionMatch)',
     requirements: ['000-4.3-send-initial-events-requires-match', '000-7-send-initial-events-invalid'],
     async run(ctx) {
       const res = await ctx.api.get(roles(ctx), { query: { watch: 'true', sendInitialEvents: 'true', timeoutSeconds: 2 } });
@@ -272,7 +273,8 @@ export const watchSemanticsCases: Case[] = [
     spec: { doc: '000', section: '7' },
     level: 'MUST',
     id: 'api.watch.send-initial-events.exact-refused',
-    title: 'sendInitialEvents with resourceVersionMatch=Exact is refused with 422 Invalid',
+    upstreamShape: true,
+    title: 'sendInitialEvents with resourceVersionMatch=Exact is refused (an Invalid error; upstream 422)',
     requirements: ['000-7-send-initial-events-invalid'],
     async run(ctx) {
       await exactRefused(ctx);

@@ -110,8 +110,9 @@ export const agentSeccompCases: Case[] = [
         securityContext: profile('RuntimeDefault'),
         containers: [{ name: 'c', image: RUN_IMAGE, command: ['sleep', '3600'], securityContext: { privileged: true } }],
       }, 'privileged').catch((err) => {
-        // An API that enforces "privileged cannot have a profile" at validation leaves nothing to run.
-        if (err instanceof CaseFailure && / 422 /.test(` ${err.actual} `)) skip(`the API rejects a privileged container in a pod with a seccomp profile: ${err.actual.slice(0, 200)}`);
+        // An API that enforces "privileged cannot have a profile" at validation leaves nothing to run,
+        // whatever error it answers (upstream's validation would say 422).
+        if (err instanceof CaseFailure && /^HTTP 4\d\d /.test(err.actual)) skip(`the API rejects a privileged container in a pod with a seccomp profile: ${err.actual.slice(0, 200)}`);
         throw err;
       });
       await expectProfiles(ctx, pod, { c: 'Unconfined' }, 'privileged: true, pod-level RuntimeDefault');

@@ -42,7 +42,10 @@ export const VARIANTS: readonly LegalVariant[] = [
  * error answer is a pagination one). delete-202 and warnings-extra change only DELETE codes and add
  * a Warning no case's rule is about, and pods-deleted-at-once only when a pod goes; event-note-1000 refuses only Event writes with long notes:
  * none of them touches what the variants beside them change. patch-types-merge-only makes the apply
- * and strategic-merge cases skip, which limit-ignored's pagination skips do not overlap.
+ * and strategic-merge cases skip: it runs beside freedoms no such case is about (pagination,
+ * transport, debug text, DELETE codes, pods, and warnings on alpha and beta APIs, which no apply or
+ * strategic-merge case of a warning rule uses), never beside a freedom of error answers or of write
+ * codes (an apply refused with a small JSON error, or creating with 200, would go unseen).
  * A run's variants share one proxy (test/helpers/variant-target.ts) that applies them as a chain of a
  * proxy per variant would: hop-by-hop freedoms (`Connection: close`, watch writes split in pieces)
  * reach the run's client only from the last variant of its list, so connection-close-split-watch,
@@ -52,6 +55,6 @@ export const VARIANTS: readonly LegalVariant[] = [
 export const VARIANT_RUNS: readonly (readonly string[])[] = [
   ['continue-unrecognized-ignored', 'api-version-unrecognized-accepted', 'create-200-update-201', 'items-reversed', 'bookmarks-injected', 'messages-reworded', 'invalid-without-causes'],
   ['continue-expired-resource-expired', 'kind-required', 'bookmarks-unasked', 'create-202-update-200', 'resource-versions-opaque', 'json-layout-and-extras', 'event-note-1000', 'invalid-as-plain-400', 'not-found-other-reason'],
-  ['limit-fewer-first-chunk-empty', 'connection-close-split-watch', 'slow-100ms', 'debug-text-reworded', 'warnings-extra', 'delete-202', 'pods-deleted-at-once'],
-  ['limit-ignored', 'patch-types-merge-only', 'errors-small-json'],
+  ['limit-fewer-first-chunk-empty', 'connection-close-split-watch', 'slow-100ms', 'debug-text-reworded', 'warnings-extra', 'delete-202', 'pods-deleted-at-once', 'patch-types-merge-only'],
+  ['limit-ignored', 'errors-small-json'],
 ];
