@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { ApiClient, isNotFound } from '../reference/client/api-client.js';
 import { startAgent, type RunningAgent } from '../reference/agent/agent.js';
 import { NODE_LEASE_NAMESPACE } from '../reference/agent/lease.js';
+import { sharedMachine } from '../reference/agent/node-status.js';
 import { PACKAGE_VERSION } from '../reference/package-version.js';
 import { HollowRuntime } from './runtime.js';
 import { SharedPodWatch } from './pod-watch.js';
@@ -99,6 +100,8 @@ export async function startHollowNodes(o: HollowNodesOptions): Promise<HollowNod
   const rootDir = await mkdtemp(join(tmpdir(), 'hollow-nodes-'));
   const runtime = await HollowRuntime.start({ root: join(rootDir, 'cri') });
   const pods = new SharedPodWatch(api, new Set(names), (err) => log(`pod watch: ${(err as Error).message}`));
+  // One filesystem holds every node's root dir: the machine is read once a second for all of them.
+  const machine = sharedMachine();
   const agents: RunningAgent[] = [];
   const stopAgents = async () => {
     await Promise.all(agents.map((a) => a.close().catch((err) => log(`${a.nodeName}: stop: ${(err as Error).message}`))));
@@ -124,7 +127,7 @@ export async function startHollowNodes(o: HollowNodesOptions): Promise<HollowNod
         nodeLabels: { ...o.labels, [HOLLOW_LABEL]: 'true' },
         shared: {
           apiClient: api, criTransport: runtime.transport(nodeName),
-          podWatch: (node, handlers) => pods.subscribe(node, handlers), podInfoSocket: false,
+          podWatch: (node, handlers) => pods.subscribe(node, handlers), podInfoSocket: false, machine,
         },
         log: (m) => log(`${nodeName}: ${m}`),
       });
