@@ -13,6 +13,11 @@ export interface ApiClientOptions {
   token?: string;
   /** PEM of the CA that signed the server's certificate. */
   caPem?: string;
+  /** Do not verify the server's certificate (kubeconfig insecure-skip-tls-verify). */
+  insecureSkipTlsVerify?: boolean;
+  /** A client certificate and its key (PEM), presented to the server. */
+  certPem?: string;
+  keyPem?: string;
   /** Per-request timeout for non-watch calls, ms (default 30 s). */
   timeoutMs?: number;
   /** User-Agent header (default `agent`); servers record it as the field manager of writes without one. */
@@ -102,7 +107,9 @@ export class ApiClient {
     this.https = base.protocol === 'https:';
     // One TLS context for every connection: given `ca` instead, Node parses it into a fresh context
     // per connection.
-    this.agent = this.https ? new HttpsAgent({ keepAlive: true, secureContext: createSecureContext({ ca: opts.caPem }) }) : new HttpAgent({ keepAlive: true });
+    this.agent = this.https
+      ? new HttpsAgent({ keepAlive: true, rejectUnauthorized: !opts.insecureSkipTlsVerify, secureContext: createSecureContext({ ca: opts.caPem, cert: opts.certPem, key: opts.keyPem }) })
+      : new HttpAgent({ keepAlive: true });
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.userAgent = opts.userAgent ?? 'agent';
   }
@@ -253,7 +260,12 @@ export class ApiClient {
     this.agent.destroy();
   }
 
-  private send(method: string, path: string, body: unknown, contentType: string, timeoutMs: number): Promise<IncomingMessage> {
+  /**
+   * One request. A keep-alive connection the server closed while idle, just as this request went out on
+   * it, resets before any answer (the server never read the request): the request is sent again once on a
+   * new connection, as Go's HTTP transport does for a reused connection that fails this way.
+   */
+  private send(method: string, path: string, body: unknown, contentType: string, timeoutMs: number, retried = false): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const url = new URL(path, this.base);
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
@@ -269,7 +281,11 @@ export class ApiClient {
         observe(String(res.statusCode ?? 0));
         resolve(res);
       });
-      req.on('error', (err) => {
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (!retried && req.reusedSocket && err.code === 'ECONNRESET') {
+          this.send(method, path, body, contentType, timeoutMs, true).then(resolve, reject);
+          return;
+        }
         observe('<error>');
         reject(err);
       });
