@@ -14,6 +14,8 @@ export interface ValueCodec {
 }
 
 export class ConvertedStorage implements Storage {
+  private readonly converted = new WeakMap<StorageEvent, StorageEvent>();
+
   constructor(
     private readonly inner: Storage,
     /** The view's key prefix (`/registry/core/events/`). */
@@ -59,13 +61,21 @@ export class ConvertedStorage implements Storage {
   }
   watch(prefix: string, fromRevision: number, listener: WatchListener): Promise<WatchHandle> {
     return this.inner.watch(this.inKey(prefix), fromRevision, {
-      onEvent: (ev: StorageEvent) =>
-        listener.onEvent({
-          ...ev,
-          key: this.outKey(ev.key),
-          ...(ev.value !== undefined ? { value: this.outValue(ev.value) } : {}),
-          ...(ev.prevValue !== undefined ? { prevValue: this.outValue(ev.prevValue) } : {}),
-        }),
+      onEvent: (ev: StorageEvent) => {
+        // One converted event per inner event, for every watcher of the view: those above decode
+        // and encode an event object once for all its watchers (list-watch.ts).
+        let out = this.converted.get(ev);
+        if (!out) {
+          out = {
+            ...ev,
+            key: this.outKey(ev.key),
+            ...(ev.value !== undefined ? { value: this.outValue(ev.value) } : {}),
+            ...(ev.prevValue !== undefined ? { prevValue: this.outValue(ev.prevValue) } : {}),
+          };
+          this.converted.set(ev, out);
+        }
+        listener.onEvent(out);
+      },
       onClose: (err) => listener.onClose(err),
     });
   }
