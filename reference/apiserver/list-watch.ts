@@ -222,27 +222,26 @@ export async function watchCollection(view: CollectionView, from: number, opts: 
 
 /**
  * What one storage event becomes, shared by every watcher it is delivered to: storages hand the
- * same StorageEvent object to all the watchers of a prefix (memory.ts, etcd.ts' shared streams),
- * so its value is decoded once and each outcome (ADDED, MODIFIED, DELETED) is one WatchEvent object
- * for all of them, which the handler then encodes once per encoding. Keyed weakly: it goes with
- * the event. The strategy guards against two collections seeing one event object differently.
+ * same StorageEvent object to all the watchers of a prefix, one after the other (memory.ts, etcd.ts'
+ * shared streams), so its value is decoded once and each outcome (ADDED, MODIFIED, DELETED) is one
+ * WatchEvent object for all of them, which the handler then encodes once per encoding. Only the
+ * latest event is remembered: that is the one being delivered, and the storage's own history (the
+ * memory storage keeps minutes of events) must not keep decoded objects and their encodings alive.
+ * The strategy guards against two collections seeing one event object differently.
  */
 interface SharedEvent {
+  readonly ev: StorageEvent;
   readonly strategy: ResolvedStrategy;
   cur?: ApiObject;
   prev?: ApiObject;
   readonly out: Partial<Record<'ADDED' | 'MODIFIED' | 'DELETED', WatchEvent>>;
 }
 
-const sharedEvents = new WeakMap<StorageEvent, SharedEvent>();
+let latest: SharedEvent | undefined;
 
 function sharedOf(view: CollectionView, ev: StorageEvent): SharedEvent {
-  let s = sharedEvents.get(ev);
-  if (!s || s.strategy !== view.strategy) {
-    s = { strategy: view.strategy, out: {} };
-    sharedEvents.set(ev, s);
-  }
-  return s;
+  if (latest?.ev !== ev || latest.strategy !== view.strategy) latest = { ev, strategy: view.strategy, out: {} };
+  return latest;
 }
 
 /**

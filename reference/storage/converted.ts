@@ -14,7 +14,7 @@ export interface ValueCodec {
 }
 
 export class ConvertedStorage implements Storage {
-  private readonly converted = new WeakMap<StorageEvent, StorageEvent>();
+  private latest: { readonly in: StorageEvent; readonly out: StorageEvent } | undefined;
 
   constructor(
     private readonly inner: Storage,
@@ -62,9 +62,10 @@ export class ConvertedStorage implements Storage {
   watch(prefix: string, fromRevision: number, listener: WatchListener): Promise<WatchHandle> {
     return this.inner.watch(this.inKey(prefix), fromRevision, {
       onEvent: (ev: StorageEvent) => {
-        // One converted event per inner event, for every watcher of the view: those above decode
-        // and encode an event object once for all its watchers (list-watch.ts).
-        let out = this.converted.get(ev);
+        // One converted event per inner event, for every watcher of the view (they are told one after
+        // the other): those above decode and encode an event object once for all its watchers
+        // (list-watch.ts). Only the latest is kept, so the inner storage's history holds no copies.
+        let out = this.latest?.in === ev ? this.latest.out : undefined;
         if (!out) {
           out = {
             ...ev,
@@ -72,7 +73,7 @@ export class ConvertedStorage implements Storage {
             ...(ev.value !== undefined ? { value: this.outValue(ev.value) } : {}),
             ...(ev.prevValue !== undefined ? { prevValue: this.outValue(ev.prevValue) } : {}),
           };
-          this.converted.set(ev, out);
+          this.latest = { in: ev, out };
         }
         listener.onEvent(out);
       },

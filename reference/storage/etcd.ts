@@ -52,6 +52,10 @@ type CallOptions = { deadline: number };
  * the same way).
  */
 const SHARED_STREAM_RECENT_EVENTS = 1024;
+/** And at most this many bytes of their values, so that a window of large objects stays small. */
+const SHARED_STREAM_RECENT_BYTES = 8 * 1024 * 1024;
+
+const eventBytes = (ev: StorageEvent): number => (ev.value?.length ?? 0) + (ev.prevValue?.length ?? 0);
 
 /** etcd's range end that covers every key starting with `prefix` (its `clientv3.GetPrefixRangeEnd`). */
 function prefixEnd(prefix: Buffer): Buffer {
@@ -359,6 +363,7 @@ class SharedWatchStream {
   private readonly members = new Set<StreamMember>();
   /** The latest events delivered, oldest first. */
   private readonly recent: StorageEvent[] = [];
+  private recentBytes = 0;
   /** Every event after this revision was delivered, or is in `recent`, or is still to come. */
   private droppedUpTo: number;
   private lastRevision: number;
@@ -447,7 +452,12 @@ class SharedWatchStream {
 
   private deliver(ev: StorageEvent): void {
     this.recent.push(ev);
-    if (this.recent.length > SHARED_STREAM_RECENT_EVENTS) this.droppedUpTo = this.recent.shift()!.revision;
+    this.recentBytes += eventBytes(ev);
+    while (this.recent.length > SHARED_STREAM_RECENT_EVENTS || (this.recentBytes > SHARED_STREAM_RECENT_BYTES && this.recent.length > 1)) {
+      const dropped = this.recent.shift()!;
+      this.recentBytes -= eventBytes(dropped);
+      this.droppedUpTo = dropped.revision;
+    }
     for (const m of this.members) this.tell(m, ev);
   }
 
