@@ -1,6 +1,7 @@
 // The one REST handler for every resource: routing (upstream RequestInfo rules), negotiation,
 // body decoding, verbs, watch streaming and error bodies. Resource specifics live in strategies.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { yaml } from '../packages.js';
 import {
   apiGroup,
@@ -125,6 +126,7 @@ export class ApiHandler {
   private readonly nodeProxy?: NodeProxy;
   private readonly podStreaming?: PodStreaming;
   private readonly watchBudget: WatchBudget;
+  private readonly watchFlushes = new WatchFlushes();
   private readonly onWatcherTerminated?: HandlerOptions['onWatcherTerminated'];
 
   constructor(opts: HandlerOptions) {
@@ -494,13 +496,15 @@ export class ApiHandler {
     const predicate = parseListSelectors(ctx.query, rr.store.strategy, rr.store.gates);
     // Each event's object as a Table row or its metadata, when the client asked for that.
     const convert = ctx.output?.convert && (await tableConvert()).watchConverter(ctx.output.convert, rr.store.strategy, ctx.query);
-    // Protobuf clients get length-prefixed WatchEvent messages instead of JSON lines.
-    const frame = ctx.output?.type === 'protobuf' ? (ev: WatchEvent) => encodeWatchFrame(ev, rr.store.strategy) : undefined;
+    // Protobuf clients get length-prefixed WatchEvent messages instead of JSON lines. Both are made
+    // once per event for all the watchers that get the same event object (encodedEvent).
+    const strategy = rr.store.strategy;
+    const frame = ctx.output?.type === 'protobuf' ? (ev: WatchEvent) => encodedEvent(protobufFrames, ev, () => encodeWatchFrame(ev, strategy)) : undefined;
     const timeoutSeconds = q.timeoutSeconds;
     const seconds = timeoutSeconds && timeoutSeconds > 0 ? timeoutSeconds : this.minWatchTimeoutSeconds * (1 + Math.random());
     // Events that arrive while the watch is being set up wait here, so that a setup failure can
     // still be answered with a plain error status instead of a half-written stream.
-    let pending: Array<string | Buffer> | undefined = [];
+    let pending: Buffer[] | undefined = [];
     let endedEarly = false;
     let active: ActiveWatch | undefined;
     const handle: WatchHandle = await rr.store.watch(
@@ -515,7 +519,7 @@ export class ApiHandler {
       },
       {
         event: (ev: WatchEvent) => {
-          const line = frame ? frame(ev) : convert ? JSON.stringify(convert(ev)) + '\n' : eventLine(ev);
+          const line = frame ? frame(ev) : convert ? Buffer.from(JSON.stringify(convert(ev)) + '\n') : encodedEvent(jsonLines, ev, () => Buffer.from(eventLine(ev)));
           if (pending) pending.push(line);
           else active?.write(line);
         },
@@ -539,11 +543,12 @@ export class ApiHandler {
     active = new ActiveWatch(res, handle, seconds * 1000, {
       registry: this.watches,
       budget: this.watchBudget,
+      flushes: this.watchFlushes,
       terminated: () => this.onWatcherTerminated?.(group, resource),
     });
     const buffered = pending;
     pending = undefined;
-    if (buffered.length) active.writeInitial(frame ? Buffer.concat(buffered as Buffer[]) : buffered.join(''));
+    if (buffered.length) active.writeInitial(buffered.length === 1 ? buffered[0]! : Buffer.concat(buffered));
     if (endedEarly) active.end();
   }
 
@@ -631,6 +636,73 @@ function eventLine(ev: WatchEvent): string {
   return `{"type":${JSON.stringify(ev.type)},"object":${jsonText(ev.object)}}\n`;
 }
 
+/**
+ * Each event's bytes by encoding, made once and written to every watcher given the same event
+ * object: the storage layers hand one StorageEvent to all the watchers of a collection and
+ * list-watch.ts turns it into one WatchEvent per outcome, so with a thousand watchers the JSON
+ * line (or protobuf frame) is made once, not a thousand times, and no socket write re-encodes it.
+ * Events made for one watcher (initial events, bookmarks) are simply made once for it.
+ */
+const jsonLines = new WeakMap<WatchEvent, Buffer>();
+const protobufFrames = new WeakMap<WatchEvent, Buffer>();
+
+function encodedEvent(cache: WeakMap<WatchEvent, Buffer>, ev: WatchEvent, encode: () => Buffer): Buffer {
+  let bytes = cache.get(ev);
+  if (!bytes) cache.set(ev, (bytes = encode()));
+  return bytes;
+}
+
+/**
+ * The watches with events to hand to their sockets, flushed together once per turn of the event
+ * loop: one setImmediate for a write fanned out to a thousand watchers instead of one each.
+ */
+class WatchFlushes {
+  private due = new Set<ActiveWatch>();
+  private scheduled = false;
+
+  add(w: ActiveWatch): void {
+    this.due.add(w);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      const due = this.due;
+      this.due = new Set();
+      for (const d of due) d.flushDue();
+    });
+  }
+}
+
+/**
+ * The socket a watch response may write its chunks to itself: node:http's res.write frames each
+ * write (size line, CRLF) and corks the socket until the next tick, work done again for every
+ * watcher of every event; written straight to the socket, one event's chunk is framed once and
+ * the same bytes go to every watcher. Only for a chunked HTTP/1.1 response that owns its socket
+ * and has sent its headers (so that nothing of the response can be queued in front of them);
+ * res.end() still writes the last chunk after them. Undefined otherwise: res.write is used.
+ */
+function rawSocket(res: ServerResponse): Socket | undefined {
+  const socket = res.socket;
+  const internals = res as unknown as { chunkedEncoding?: boolean };
+  const owner = socket as unknown as { _httpMessage?: unknown } | null;
+  return socket && owner?._httpMessage === res && internals.chunkedEncoding === true && res.headersSent && res.writableLength === socket.writableLength ? socket : undefined;
+}
+
+const CRLF = Buffer.from('\r\n');
+
+/** Bytes as one HTTP/1.1 chunk. */
+function frameChunk(parts: Buffer[], bytes: number): Buffer {
+  return Buffer.concat([Buffer.from(`${bytes.toString(16)}\r\n`, 'latin1'), ...parts, CRLF]);
+}
+
+/** One event's bytes as a chunk, framed once for every watcher written the same bytes. */
+const framedChunks = new WeakMap<Buffer, Buffer>();
+function framedChunk(bytes: Buffer): Buffer {
+  let framed = framedChunks.get(bytes);
+  if (!framed) framedChunks.set(bytes, (framed = frameChunk([bytes], bytes.length)));
+  return framed;
+}
+
 /** Events are handed to the socket in writes of about this size, so that little sits in it when a watch is closed. */
 const WATCH_WRITE_BATCH_BYTES = 64 * 1024;
 
@@ -641,13 +713,15 @@ const WATCH_WRITE_BATCH_BYTES = 64 * 1024;
  */
 const CLOSED_WATCH_LINGER_MS = 30_000;
 
-/** The size a pending chunk is counted at: a string's length (JSON text is mostly one byte a character, and measuring UTF-8 would copy it). */
-const sizeOf = (chunk: string | Buffer): number => chunk.length;
+/** The size a pending chunk is counted at: its bytes. */
+const sizeOf = (chunk: Buffer): number => chunk.length;
 
 /** What an ActiveWatch needs of its handler. */
 interface WatchHome {
   readonly registry: Set<ActiveWatch>;
   readonly budget: WatchBudget;
+  /** Where it waits for its turn to write (WatchFlushes). */
+  readonly flushes: WatchFlushes;
   /** Counts a watch closed for slowness (upstream apiserver_terminated_watchers_total). */
   readonly terminated: () => void;
 }
@@ -662,7 +736,7 @@ interface WatchHome {
 class ActiveWatch implements BudgetedWatcher {
   private done = false;
   /** Events not yet handed to the socket. */
-  private queued: Array<string | Buffer> = [];
+  private queued: Buffer[] = [];
   private queuedBytes = 0;
   /** Bytes handed to the socket that it has not written out yet, as of its last write or drain. */
   private inSocket = 0;
@@ -672,6 +746,13 @@ class ActiveWatch implements BudgetedWatcher {
   /** The per-watcher byte bound, raised by the size of the initial events the client asked for. */
   private byteLimit: number;
   private readonly timer: NodeJS.Timeout;
+  /** The connection's socket, when the watch writes its chunks there itself (rawSocket). */
+  private readonly socket?: Socket;
+  private readonly drained = (): void => {
+    this.blocked = false;
+    this.setInSocket(this.written());
+    this.flush();
+  };
 
   constructor(
     private readonly res: ServerResponse,
@@ -687,11 +768,23 @@ class ActiveWatch implements BudgetedWatcher {
     this.timer = setTimeout(() => this.end(), timerDelay(timeoutMs));
     this.timer.unref();
     res.on('close', () => this.cleanup());
-    res.on('drain', () => {
-      this.blocked = false;
-      this.setInSocket(this.res.writableLength);
-      this.flush();
-    });
+    this.socket = rawSocket(res);
+    if (this.socket) this.socket.on('drain', this.drained);
+    else res.on('drain', this.drained);
+  }
+
+  /** Bytes handed on that the socket has not sent yet. */
+  private written(): number {
+    return this.socket ? this.socket.writableLength : this.res.writableLength;
+  }
+
+  /**
+   * Hands bytes on. Straight to the socket as one chunk (one framed once per event when it is one
+   * event: the same bytes for every watcher) when the watch owns it, else through res.write.
+   */
+  private out(batch: Buffer[], bytes: number): boolean {
+    if (!this.socket) return this.res.write(batch.length === 1 ? batch[0]! : Buffer.concat(batch, bytes));
+    return this.socket.write(batch.length === 1 ? framedChunk(batch[0]!) : frameChunk(batch, bytes));
   }
 
   get pendingBytes(): number {
@@ -699,7 +792,7 @@ class ActiveWatch implements BudgetedWatcher {
   }
 
   /** The events that were ready when the watch started (initial events): allowed on top of the bound. */
-  writeInitial(chunk: string | Buffer): void {
+  writeInitial(chunk: Buffer): void {
     this.byteLimit += sizeOf(chunk);
     this.write(chunk);
   }
@@ -709,7 +802,7 @@ class ActiveWatch implements BudgetedWatcher {
    * burst of writes a watcher gets few large writes instead of one per event, and no event waits
    * longer than the turn unless its client is not reading.
    */
-  write(chunk: string | Buffer): void {
+  write(chunk: Buffer): void {
     if (this.done) return;
     const size = sizeOf(chunk);
     this.queued.push(chunk);
@@ -723,10 +816,13 @@ class ActiveWatch implements BudgetedWatcher {
     budget.enforce();
     if (this.done || this.blocked || this.flushScheduled) return;
     this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      this.flush();
-    });
+    this.home.flushes.add(this);
+  }
+
+  /** Its turn to write, from WatchFlushes. */
+  flushDue(): void {
+    this.flushScheduled = false;
+    this.flush();
   }
 
   /** Hands queued events to the socket in batches until it refuses more. */
@@ -738,9 +834,8 @@ class ActiveWatch implements BudgetedWatcher {
       const batch = this.queued.splice(0, n);
       this.queuedBytes -= bytes;
       this.home.budget.change(-bytes);
-      const ok = this.res.write(batch.length === 1 ? batch[0]! : batch.every((c) => typeof c === 'string') ? batch.join('') : Buffer.concat(batch.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))));
-      if (!ok) this.blocked = true;
-      this.setInSocket(this.res.writableLength);
+      if (!this.out(batch, bytes)) this.blocked = true;
+      this.setInSocket(this.written());
     }
   }
 
@@ -769,7 +864,7 @@ class ActiveWatch implements BudgetedWatcher {
     // Events the socket has not taken yet still go out before the end of the stream.
     const rest = this.queued;
     this.cleanup();
-    for (const c of rest) this.res.write(c);
+    for (const c of rest) this.out([c], c.length);
     this.res.end();
   }
 
@@ -782,6 +877,8 @@ class ActiveWatch implements BudgetedWatcher {
     this.inSocket = 0;
     this.done = true;
     clearTimeout(this.timer);
+    // A kept-alive socket serves later requests: its drain is no longer this watch's business.
+    this.socket?.off('drain', this.drained);
     this.handle.stop();
     registry.delete(this);
     budget.delete(this);

@@ -5,6 +5,7 @@
 import { internal, StatusError, tooOldResourceVersion } from './errors.js';
 import type { ApiObject, ResolvedStrategy } from './strategy.js';
 import type { ListResult, WatchEvent, WatchSink } from './store.js';
+import { markShared } from './served-json.js';
 import { isStorageError, StorageError, type KeyValue, type Storage, type StorageEvent, type WatchHandle } from '../storage/types.js';
 
 /** Selects objects; `empty` marks one that selects everything (remainingItemCount is then known). */
@@ -220,26 +221,59 @@ export async function watchCollection(view: CollectionView, from: number, opts: 
 }
 
 /**
+ * What one storage event becomes, shared by every watcher it is delivered to: storages hand the
+ * same StorageEvent object to all the watchers of a prefix, one after the other (memory.ts, etcd.ts'
+ * shared streams), so its value is decoded once and each outcome (ADDED, MODIFIED, DELETED) is one
+ * WatchEvent object for all of them, which the handler then encodes once per encoding. Only the
+ * latest event is remembered: that is the one being delivered, and the storage's own history (the
+ * memory storage keeps minutes of events) must not keep decoded objects and their encodings alive.
+ * The strategy guards against two collections seeing one event object differently.
+ */
+interface SharedEvent {
+  readonly ev: StorageEvent;
+  readonly strategy: ResolvedStrategy;
+  cur?: ApiObject;
+  prev?: ApiObject;
+  readonly out: Partial<Record<'ADDED' | 'MODIFIED' | 'DELETED', WatchEvent>>;
+}
+
+let latest: SharedEvent | undefined;
+
+function sharedOf(view: CollectionView, ev: StorageEvent): SharedEvent {
+  if (latest?.ev !== ev || latest.strategy !== view.strategy) latest = { ev, strategy: view.strategy, out: {} };
+  return latest;
+}
+
+/**
  * A storage event as the watcher sees it. With a selector, the old and new states are both
  * matched: entering the selection is ADDED, leaving it DELETED (the previous state at the event's
- * revision), staying MODIFIED, neither nothing.
+ * revision), staying MODIFIED, neither nothing. Only watchers with a selector run it; the objects
+ * and events are the shared ones.
  */
 function translate(view: CollectionView, ev: StorageEvent, selected: ((o: ApiObject) => boolean) | undefined): WatchEvent | undefined {
+  const shared = sharedOf(view, ev);
   const at = (value: string): ApiObject => {
     const kv = { key: ev.key, value, createRevision: 0, modRevision: ev.revision };
-    return view.decodeEvent ? view.decodeEvent(kv) : view.decode(kv);
+    const obj = view.decodeEvent ? view.decodeEvent(kv) : view.decode(kv);
+    // Handed to every watcher of the event from now on: final, and its JSON text made once.
+    markShared(obj);
+    return obj;
   };
+  const cur = (): ApiObject | undefined => (ev.type !== 'DELETED' && ev.value !== undefined ? (shared.cur ??= at(ev.value)) : undefined);
+  const prev = (): ApiObject | undefined => (ev.prevValue !== undefined ? (shared.prev ??= at(ev.prevValue)) : undefined);
+  const event = (type: 'ADDED' | 'MODIFIED' | 'DELETED', object: () => ApiObject | undefined): WatchEvent =>
+    (shared.out[type] ??= { type, object: object()! });
   if (!selected) {
     // DELETED carries the last stored state at the revision of the delete, as upstream.
-    return { type: ev.type, object: at(ev.type === 'DELETED' ? ev.prevValue! : ev.value!) };
+    return ev.type === 'DELETED' ? event('DELETED', prev) : event(ev.type, cur);
   }
-  const cur = ev.type !== 'DELETED' && ev.value !== undefined ? at(ev.value) : undefined;
-  const prev = ev.prevValue !== undefined ? at(ev.prevValue) : undefined;
-  const curIn = cur !== undefined && selected(cur);
-  const prevIn = prev !== undefined && selected(prev);
-  if (curIn && !prevIn) return { type: 'ADDED', object: cur };
-  if (curIn && prevIn) return { type: 'MODIFIED', object: cur };
-  if (!curIn && prevIn) return { type: 'DELETED', object: prev };
+  const c = cur();
+  const p = prev();
+  const curIn = c !== undefined && selected(c);
+  const prevIn = p !== undefined && selected(p);
+  if (curIn && !prevIn) return event('ADDED', cur);
+  if (curIn && prevIn) return event('MODIFIED', cur);
+  if (!curIn && prevIn) return event('DELETED', prev);
   return undefined;
 }
 

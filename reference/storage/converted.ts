@@ -14,6 +14,8 @@ export interface ValueCodec {
 }
 
 export class ConvertedStorage implements Storage {
+  private latest: { readonly in: StorageEvent; readonly out: StorageEvent } | undefined;
+
   constructor(
     private readonly inner: Storage,
     /** The view's key prefix (`/registry/core/events/`). */
@@ -59,13 +61,22 @@ export class ConvertedStorage implements Storage {
   }
   watch(prefix: string, fromRevision: number, listener: WatchListener): Promise<WatchHandle> {
     return this.inner.watch(this.inKey(prefix), fromRevision, {
-      onEvent: (ev: StorageEvent) =>
-        listener.onEvent({
-          ...ev,
-          key: this.outKey(ev.key),
-          ...(ev.value !== undefined ? { value: this.outValue(ev.value) } : {}),
-          ...(ev.prevValue !== undefined ? { prevValue: this.outValue(ev.prevValue) } : {}),
-        }),
+      onEvent: (ev: StorageEvent) => {
+        // One converted event per inner event, for every watcher of the view (they are told one after
+        // the other): those above decode and encode an event object once for all its watchers
+        // (list-watch.ts). Only the latest is kept, so the inner storage's history holds no copies.
+        let out = this.latest?.in === ev ? this.latest.out : undefined;
+        if (!out) {
+          out = {
+            ...ev,
+            key: this.outKey(ev.key),
+            ...(ev.value !== undefined ? { value: this.outValue(ev.value) } : {}),
+            ...(ev.prevValue !== undefined ? { prevValue: this.outValue(ev.prevValue) } : {}),
+          };
+          this.latest = { in: ev, out };
+        }
+        listener.onEvent(out);
+      },
       onClose: (err) => listener.onClose(err),
     });
   }

@@ -6,7 +6,7 @@
 // Differences from the memory storage that callers must know (types.ts WatchListener): events reach
 // watchers after the write that made them has returned (another process may have written), and
 // history is only what etcd keeps (compaction is etcd's or the API server's, not a window here).
-import type { Etcd3, IKeyValue, IOptions, IRangeRequest, IResponseHeader, IWatchResponse } from 'etcd3';
+import type { Etcd3, IDuplexStream, IKeyValue, IOptions, IRangeRequest, IResponseHeader, IWatchRequest, IWatchResponse } from 'etcd3';
 import { etcd3 } from '../packages.js';
 import {
   StorageError,
@@ -46,11 +46,16 @@ export const DEFAULT_ETCD_REQUEST_TIMEOUT_MS = 5_000;
 
 type CallOptions = { deadline: number };
 
-interface ActiveWatch {
-  readonly listener: WatchListener;
-  /** Ends the stream without telling the listener. */
-  cancel(): void;
-}
+/**
+ * Events a shared watch stream keeps after delivering them, so that a watch starting from a
+ * revision the stream has already passed can still join it (upstream's watch cache keeps a window
+ * the same way).
+ */
+const SHARED_STREAM_RECENT_EVENTS = 1024;
+/** And at most this many bytes of their values, so that a window of large objects stays small. */
+const SHARED_STREAM_RECENT_BYTES = 8 * 1024 * 1024;
+
+const eventBytes = (ev: StorageEvent): number => (ev.value?.length ?? 0) + (ev.prevValue?.length ?? 0);
 
 /** etcd's range end that covers every key starting with `prefix` (its `clientv3.GetPrefixRangeEnd`). */
 function prefixEnd(prefix: Buffer): Buffer {
@@ -75,7 +80,10 @@ export class EtcdStorage implements Storage {
   private readonly client: Etcd3;
   private readonly prefix: string;
   private readonly root: string;
-  private readonly watches = new Set<ActiveWatch>();
+  /** The etcd watch streams open, shared and own. */
+  readonly watches = new Set<SharedWatchStream>();
+  /** The shared stream of each prefix (by its etcd key, latin1), joined by every watch of the prefix that it can serve. */
+  private readonly streams = new Map<string, SharedWatchStream>();
   /** A revision known to be at or below etcd's compaction point: the probe starts there. */
   private knownCompacted = 0;
   private closed = false;
@@ -179,83 +187,32 @@ export class EtcdStorage implements Storage {
     // etcd itself would wait for a future revision and reports compaction only after creating the
     // watch; a read at the start revision gives both answers up front, as the contract wants.
     await this.range({ key: p, count_only: true, limit: 1, revision: fromRevision }, fromRevision || undefined);
-    const stream = await this.call(() => this.client.watchClient.watch());
-    let active = true;
-    let lastRevision = fromRevision;
-    const w: ActiveWatch = {
-      listener,
-      cancel: () => {
-        active = false;
-        this.watches.delete(w);
-        // Half-close first: the client counts errors of a still-writable watch stream against the
-        // member (its circuit breaker opens after three and resets the connection), and the
-        // CANCELLED of our own cancel is no failure of etcd's.
-        stream.end();
-        stream.cancel();
-      },
-    };
-    const end = (error?: StorageError): void => {
-      if (!active) return;
-      w.cancel();
-      try {
-        listener.onClose(error);
-      } catch {
-        // A listener failing while being told to go away changes nothing.
+    const name = p.toString('latin1');
+    for (;;) {
+      let shared = this.streams.get(name);
+      if (!shared || shared.ended) {
+        shared = new SharedWatchStream(this, p, fromRevision, () => this.streams.get(name) === shared && this.streams.delete(name));
+        this.streams.set(name, shared);
       }
-    };
-    const created = new Promise<void>((resolve, reject) => {
-      stream.on('data', (res: IWatchResponse) => {
-        if (res.created && !res.canceled) {
-          resolve();
-          return;
-        }
-        if (res.canceled) {
-          const compacted = Number(res.compact_revision);
-          const err = compacted > 0
-            ? new StorageError('Compacted', `required revision ${fromRevision} has been compacted`, { requested: fromRevision, compacted })
-            : new StorageError('Closed', `etcd cancelled the watch: ${res.cancel_reason || 'no reason given'}`);
-          if (compacted > 0) this.knownCompacted = Math.max(this.knownCompacted, compacted);
-          reject(err);
-          end(err);
-          return;
-        }
-        for (const ev of res.events) {
-          if (!active) return;
-          const revision = Number(ev.kv.mod_revision);
-          if (revision <= lastRevision) continue;
-          lastRevision = revision;
-          try {
-            listener.onEvent(this.event(ev.type, ev.kv, ev.prev_kv, revision));
-          } catch (err) {
-            // One broken consumer must not take the stream's other deliveries with it.
-            end(new StorageError('Closed', `watch listener failed: ${(err as Error).message}`));
-          }
-        }
-      });
-      stream.on('error', (err: Error) => {
-        // Cancelling our own stream surfaces here too; only a live watch has something to report.
-        const e = new StorageError('Closed', `etcd watch failed: ${err.message}`);
-        reject(e);
-        end(e);
-      });
-      stream.on('end', () => {
-        const e = new StorageError('Closed', 'etcd ended the watch stream');
-        reject(e);
-        end(e);
-      });
-    });
-    this.watches.add(w);
-    stream.write({ create_request: { key: p, range_end: prefixEnd(p), start_revision: fromRevision + 1, prev_kv: true } });
-    try {
-      await created;
-    } catch (err) {
-      w.cancel();
-      throw err;
+      try {
+        await shared.created;
+      } catch (err) {
+        // Started for this watch: its answer (Compacted, Closed) is this watch's. Started for another
+        // one: that watch's start revision failed, not necessarily this one's; try again.
+        if (shared.startRevision === fromRevision) throw err;
+        continue;
+      }
+      if (this.closed) {
+        listener.onClose();
+        return { stop: () => {} };
+      }
+      const joined = shared.join(fromRevision, listener);
+      if (joined) return joined;
+      // The shared stream has gone past events this watch still needs: a stream of its own.
+      const own = new SharedWatchStream(this, p, fromRevision, () => {});
+      await own.created;
+      return own.join(fromRevision, listener)!;
     }
-    if (this.closed) {
-      end();
-    }
-    return { stop: () => (active ? w.cancel() : undefined) };
   }
 
   async compact(revision: number): Promise<void> {
@@ -276,14 +233,7 @@ export class EtcdStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const w of [...this.watches]) {
-      w.cancel();
-      try {
-        w.listener.onClose();
-      } catch {
-        // ignore
-      }
-    }
+    for (const w of [...this.watches]) w.end();
     this.client.close();
   }
 
@@ -362,7 +312,17 @@ export class EtcdStorage implements Storage {
     return { key: this.fromEtcd(kv.key), value: kv.value.toString(), createRevision: Number(kv.create_revision), modRevision: Number(kv.mod_revision) };
   }
 
-  private event(type: 'Put' | 'Delete', kv: IKeyValue, prev: IKeyValue | null | undefined, revision: number): StorageEvent {
+  /** A new etcd watch stream (watchClient.watch()), under the call's error handling. */
+  openStream(): Promise<IDuplexStream<IWatchRequest, IWatchResponse>> {
+    return this.call(() => this.client.watchClient.watch());
+  }
+
+  /** Called by a stream when etcd reports compaction: later probes start there. */
+  noteCompacted(revision: number): void {
+    this.knownCompacted = Math.max(this.knownCompacted, revision);
+  }
+
+  event(type: 'Put' | 'Delete', kv: IKeyValue, prev: IKeyValue | null | undefined, revision: number): StorageEvent {
     const key = this.fromEtcd(kv.key);
     const prevValue = prev ? prev.value.toString() : undefined;
     if (type === 'Delete') return { type: 'DELETED', key, revision, prevValue };
@@ -377,5 +337,175 @@ export class EtcdStorage implements Storage {
 
   private fromEtcd(key: Buffer): string {
     return this.root + key.toString().slice(this.prefix.length);
+  }
+}
+
+interface StreamMember {
+  readonly listener: WatchListener;
+  /** Highest revision delivered to it: a member joined mid-stream skips what it already had. */
+  lastRevision: number;
+  active: boolean;
+}
+
+/**
+ * One etcd watch stream of a prefix, shared by every watch of that prefix it can serve: each event
+ * is received and turned into a StorageEvent once, and the same StorageEvent object is handed to
+ * every member (so layers above may decode and encode it once for all of them). A watch from
+ * revision `from` can join when the stream still holds, or has yet to deliver, every event after
+ * `from`: it started at or before `from`, and the events it dropped from its recent window are at
+ * or below `from`. A member whose listener throws is dropped alone; when etcd ends the stream every
+ * member is told, as each was when it had a stream of its own. The stream is cancelled when its
+ * last member stops.
+ */
+class SharedWatchStream {
+  readonly created: Promise<void>;
+  ended = false;
+  private readonly members = new Set<StreamMember>();
+  /** The latest events delivered, oldest first. */
+  private readonly recent: StorageEvent[] = [];
+  private recentBytes = 0;
+  /** Every event after this revision was delivered, or is in `recent`, or is still to come. */
+  private droppedUpTo: number;
+  private lastRevision: number;
+  private cancel: () => void = () => {};
+
+  constructor(
+    private readonly storage: EtcdStorage,
+    prefix: Buffer,
+    readonly startRevision: number,
+    private readonly forget: () => void,
+  ) {
+    this.droppedUpTo = startRevision;
+    this.lastRevision = startRevision;
+    this.created = this.open(prefix);
+    // A stream nobody waits on any more (all its would-be members failed) must not leave an unhandled rejection.
+    this.created.catch(() => {});
+  }
+
+  private async open(prefix: Buffer): Promise<void> {
+    let stream: IDuplexStream<IWatchRequest, IWatchResponse>;
+    try {
+      stream = await this.storage.openStream();
+    } catch (err) {
+      this.ended = true;
+      this.forget();
+      throw err;
+    }
+    this.storage.watches.add(this);
+    this.cancel = () => {
+      // Half-close first: the client counts errors of a still-writable watch stream against the
+      // member (its circuit breaker opens after three and resets the connection), and the
+      // CANCELLED of our own cancel is no failure of etcd's.
+      stream.end();
+      stream.cancel();
+    };
+    await new Promise<void>((resolve, reject) => {
+      stream.on('data', (res: IWatchResponse) => {
+        if (res.created && !res.canceled) {
+          resolve();
+          return;
+        }
+        if (res.canceled) {
+          const compacted = Number(res.compact_revision);
+          const err = compacted > 0
+            ? new StorageError('Compacted', `required revision ${this.startRevision} has been compacted`, { requested: this.startRevision, compacted })
+            : new StorageError('Closed', `etcd cancelled the watch: ${res.cancel_reason || 'no reason given'}`);
+          if (compacted > 0) this.storage.noteCompacted(compacted);
+          reject(err);
+          this.end(err);
+          return;
+        }
+        for (const ev of res.events) {
+          if (this.ended) return;
+          const revision = Number(ev.kv.mod_revision);
+          if (revision <= this.lastRevision) continue;
+          this.lastRevision = revision;
+          this.deliver(this.storage.event(ev.type, ev.kv, ev.prev_kv, revision));
+        }
+      });
+      stream.on('error', (err: Error) => {
+        // Cancelling our own stream surfaces here too; only a live watch has something to report.
+        const e = new StorageError('Closed', `etcd watch failed: ${err.message}`);
+        reject(e);
+        this.end(e);
+      });
+      stream.on('end', () => {
+        const e = new StorageError('Closed', 'etcd ended the watch stream');
+        reject(e);
+        this.end(e);
+      });
+      stream.write({ create_request: { key: prefix, range_end: prefixEnd(prefix), start_revision: this.startRevision + 1, prev_kv: true } });
+    });
+  }
+
+  /** Adds a watch from revision `from` (the recent events after it first), or undefined when this stream cannot serve it. */
+  join(from: number, listener: WatchListener): WatchHandle | undefined {
+    if (this.ended || from < this.droppedUpTo) return undefined;
+    const m: StreamMember = { listener, lastRevision: from, active: true };
+    this.members.add(m);
+    for (const ev of this.recent) {
+      if (!m.active) break;
+      if (ev.revision > from) this.tell(m, ev);
+    }
+    return { stop: () => this.leave(m) };
+  }
+
+  private deliver(ev: StorageEvent): void {
+    this.recent.push(ev);
+    this.recentBytes += eventBytes(ev);
+    while (this.recent.length > SHARED_STREAM_RECENT_EVENTS || (this.recentBytes > SHARED_STREAM_RECENT_BYTES && this.recent.length > 1)) {
+      const dropped = this.recent.shift()!;
+      this.recentBytes -= eventBytes(dropped);
+      this.droppedUpTo = dropped.revision;
+    }
+    for (const m of this.members) this.tell(m, ev);
+  }
+
+  private tell(m: StreamMember, ev: StorageEvent): void {
+    if (!m.active || ev.revision <= m.lastRevision) return;
+    m.lastRevision = ev.revision;
+    try {
+      m.listener.onEvent(ev);
+    } catch (err) {
+      // One broken consumer must not take the stream's other deliveries with it.
+      this.leave(m);
+      try {
+        m.listener.onClose(new StorageError('Closed', `watch listener failed: ${(err as Error).message}`));
+      } catch {
+        // A listener failing while being told to go away changes nothing.
+      }
+    }
+  }
+
+  private leave(m: StreamMember): void {
+    if (!m.active) return;
+    m.active = false;
+    this.members.delete(m);
+    if (this.members.size === 0) this.stop();
+  }
+
+  /** Cancels the stream without telling anyone (its last member left). */
+  private stop(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.forget();
+    this.storage.watches.delete(this);
+    this.cancel();
+  }
+
+  /** Ends the stream and tells every member (etcd ended it, or the storage is closing). */
+  end(error?: StorageError): void {
+    if (this.ended) return;
+    const members = [...this.members];
+    this.members.clear();
+    this.stop();
+    for (const m of members) {
+      m.active = false;
+      try {
+        m.listener.onClose(error);
+      } catch {
+        // A listener failing while being told to go away changes nothing.
+      }
+    }
   }
 }

@@ -83,6 +83,39 @@ if (unavailable) {
     else t.equal(c.events.length, 21, 'the watch saw every write');
   });
 
+  t.test('watches of one prefix share one etcd stream and each event object, joining it inside its window', async (t) => {
+    const s = new EtcdStorage({ servers: etcd.clientUrls, prefix: '/fanout' });
+    t.teardown(() => s.close());
+    const from = await s.currentRevision();
+    const a = collector();
+    const ha = await s.watch('/f/', from, a.listener);
+    const first = await s.create('/f/1', 'one');
+    await until(() => a.events.length >= 1);
+    // From a revision the stream has already passed: the event after it is replayed from the window.
+    const b = collector();
+    const hb = await s.watch('/f/', from, b.listener);
+    const other = collector();
+    const ho = await s.watch('/g/', from, other.listener);
+    t.equal(s.watches.size, 2, 'one stream for /f/ (two watches), one for /g/');
+    await s.create('/f/2', 'two');
+    await until(() => a.events.length >= 2 && b.events.length >= 2);
+    t.same(b.events.map((e) => [e.key, e.revision]), [['/f/1', first.modRevision], ['/f/2', first.modRevision + 1]], 'the joiner missed nothing');
+    t.equal(a.events[1], b.events[1], 'the same event object for both watches');
+    // From after the first event: it is not repeated.
+    const c = collector();
+    const hc = await s.watch('/f/', first.modRevision, c.listener);
+    await until(() => c.events.length >= 1);
+    t.same(c.events.map((e) => e.key), ['/f/2']);
+    ha.stop();
+    hb.stop();
+    t.equal(s.watches.size, 2, 'the stream stays while a watch of it remains');
+    hc.stop();
+    t.equal(s.watches.size, 1, 'and is cancelled when the last one stops');
+    ho.stop();
+    t.equal(s.watches.size, 0);
+    t.same([a.closed, b.closed, c.closed, other.closed], [[], [], [], []], 'stopped watches are not told of a close');
+  });
+
   t.test('an unreachable etcd fails calls with Unavailable within the deadline', async (t) => {
     const s = new EtcdStorage({ servers: [`http://127.0.0.1:${await freePort()}`], requestTimeoutMs: 1_000 });
     t.teardown(() => s.close());
