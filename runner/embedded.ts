@@ -14,7 +14,8 @@ import { defaultGates } from './gates.js';
 import { FeatureGates, GATES_1_37 } from '../reference/features.js';
 import { generateSelfSigned, type SelfSigned } from '../reference/tls.js';
 import { AGENT_CERT_FILES } from '../reference/agent/serving-cert.js';
-import { runGroups, newRunId, type NodeTargets, type RunOptions, type TargetGroup } from './run.js';
+import { runGroups, newRunId, RUN_LABEL, type NodeTargets, type RunOptions, type TargetGroup } from './run.js';
+import { startBackgroundNodes, type BackgroundNodes } from './background-nodes.js';
 import { loadMockCri, referenceAgentCommand } from './agent-exec.js';
 import type { FactName, TargetFacts } from './facts.js';
 import type { RunReport } from './results.js';
@@ -161,12 +162,18 @@ export async function startEmbeddedTarget(
  * Starts the references a selection needs (one per profile; `gates`, when the user gave them, fixes
  * the gates for all), runs the cases as one run and stops the references.
  */
-export async function runEmbedded(cases: readonly Case[], opts: Omit<RunOptions, 'conn' | 'gates' | 'statedGates' | 'readGates' | 'facts' | 'cases' | 'embedded'> & { gates?: Record<string, boolean>; statedGates?: readonly string[]; log?: LogSink }): Promise<RunReport> {
+export async function runEmbedded(cases: readonly Case[], opts: Omit<RunOptions, 'conn' | 'gates' | 'statedGates' | 'readGates' | 'facts' | 'cases' | 'embedded' | 'background'> & { gates?: Record<string, boolean>; statedGates?: readonly string[]; log?: LogSink; backgroundNodes?: number }): Promise<RunReport> {
   const runId = opts.runId ?? newRunId();
   const started = await startEmbeddedGroups(cases, { runId, gates: opts.gates, statedGates: opts.statedGates, node: true, log: opts.log });
+  let background: BackgroundNodes | undefined;
   try {
-    return await runGroups(started.groups, { ...opts, runId, embedded: true });
+    // `--background-nodes`: against the reference the report names as the target (the first group's,
+    // with the 1.37 defaults when the selection has such cases), with the run's credentials.
+    if (opts.backgroundNodes) background = await startBackgroundNodes(started.groups[0]!.conn, { count: opts.backgroundNodes, runId, runLabel: `${RUN_LABEL}=${runId}`, interrupt: opts.interrupt });
+    return await runGroups(started.groups, { ...opts, runId, embedded: true, background });
   } finally {
+    // Before the references go: the nodes delete their Nodes on the way out.
+    await background?.stop();
     await started.close();
   }
 }
