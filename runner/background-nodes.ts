@@ -138,7 +138,7 @@ export async function startBackgroundNodes(conn: TargetConnection, opts: Backgro
       }
     }
     await rm(dir, { recursive: true, force: true });
-    return nodesLeft(conn, opts.runLabel);
+    return nodesLeft(conn, opts.runLabel, names);
   })());
 
   const readyTimeoutMs = opts.readyTimeoutMs ?? 60_000 + 150 * opts.count;
@@ -178,13 +178,28 @@ export async function startBackgroundNodes(conn: TargetConnection, opts: Backgro
   };
 }
 
-/** The run's hollow Nodes still on the target (paths), or none when they cannot be listed. */
-async function nodesLeft(conn: TargetConnection, runLabel: string): Promise<string[]> {
+/**
+ * The run's hollow Nodes still on the target after their process stopped (paths), or none when they
+ * cannot be listed. Those it did not delete (a request of its that failed) the run deletes, as it
+ * does any object it labelled, with their Leases; what is still there after that is left behind.
+ */
+async function nodesLeft(conn: TargetConnection, runLabel: string, names: readonly string[]): Promise<string[]> {
   const d = createDispatcher(conn);
-  try {
-    const res = await new ApiClient(conn, d).get('/api/v1/nodes', { query: { labelSelector: `${runLabel},${HOLLOW_LABEL}=true` }, timeoutMs: 10_000 });
+  const api = new ApiClient(conn, d);
+  const ours = new Set(names);
+  const left = async (): Promise<string[]> => {
+    const res = await api.get('/api/v1/nodes', { query: { labelSelector: `${runLabel},${HOLLOW_LABEL}=true` }, timeoutMs: 10_000 });
     if (res.status !== 200 || !Array.isArray(res.json?.items)) return [];
-    return res.json.items.map((n: { metadata: { name: string } }) => `/api/v1/nodes/${n.metadata.name}`);
+    return res.json.items.map((n: { metadata: { name: string } }) => n.metadata.name).filter((n: string) => ours.has(n));
+  };
+  try {
+    const first = await left();
+    if (first.length === 0) return [];
+    await Promise.all(first.map(async (name) => {
+      await api.delete(`/api/v1/nodes/${name}`, { timeoutMs: 10_000 }).catch(() => undefined);
+      await api.delete(`/apis/coordination.orch.io/v1/namespaces/kube-node-lease/leases/${name}`, { timeoutMs: 10_000 }).catch(() => undefined);
+    }));
+    return (await left()).map((name) => `/api/v1/nodes/${name}`);
   } catch {
     // An unreachable target: nothing known to be left (the run's own cleanup says what it could not check).
     return [];

@@ -80,9 +80,9 @@ export interface RunOptions {
   /** `run --label`: the run's name in `report matrix` (RunReport.label). */
   label?: string;
   /**
-   * The load the cases run under (RunReport.backgroundLoad): hollow nodes the run started
-   * (runner/background-nodes.ts; started before, stopped here once the cleanup is done), or only the
-   * load found on the target.
+   * The load the cases run under (RunReport.backgroundLoad), on the first group's target: hollow
+   * nodes the run started (runner/background-nodes.ts; started before, stopped here once that
+   * group's cleanup is done), or only the load found on the target.
    */
   background?: RunBackground;
 }
@@ -243,13 +243,15 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
       ...Array.from({ length: agentQueue.length ? agentParallel : 0 }, worker(agentQueue)),
       ...Array.from({ length: controllerParallel }, worker(controllerQueue)),
     ]);
-    const cleanup = await cleanUp(group.conn, dispatcher, tracker, runId, opts.background?.owns);
+    // The background load is on the first group's target (the one the report names).
+    const background = gi === 0 ? opts.background : undefined;
+    const cleanup = await cleanUp(group.conn, dispatcher, tracker, runId, background?.owns);
     leaks.push(...cleanup.leaks);
     cleanupUnverified.push(...cleanup.unverified);
+    // The background nodes stop once the cases' objects are gone (their pods ended by the nodes'
+    // own agents), while other groups may still run; Nodes of theirs left after it are leaks.
+    if (background?.stop) leaks.push(...await background.stop());
   }));
-  // The background nodes stop once the cases' objects are gone (their pods ended by the nodes'
-  // own agents); what they were to delete and did not is left behind like any object of the run.
-  if (opts.background?.stop) leaks.push(...await opts.background.stop());
   await closeAll();
 
   const report: RunReport = {

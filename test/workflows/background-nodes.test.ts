@@ -8,13 +8,15 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { startBackgroundNodes } from '../../runner/background-nodes.js';
+import { HOLLOW_LABEL, startBackgroundNodes } from '../../runner/background-nodes.js';
+import { HOLLOW_LABEL as NODES_LABEL } from '../../hollow/nodes.js';
 import { BackgroundNodesError } from '../../runner/errors.js';
 import { exitCodeFor, runCases, RUN_LABEL } from '../../runner/run.js';
 import { parseGates } from '../../runner/gates.js';
 import { defineCase } from '../../suites/case.js';
 import { fail } from '../../suites/verify.js';
 import { startReference } from '../../reference/server.js';
+import { startBrokenTarget } from '../helpers/broken-target.js';
 import { silentSink } from '../../reference/log.js';
 import { renderConsoleHeader } from '../../reporters/console.js';
 import { renderJunit } from '../../reporters/junit.js';
@@ -88,6 +90,7 @@ t.test('started with the run\'s connection (an owner-only kubeconfig), its label
   t.equal(seen.kubeconfig.clusters[0].cluster.server, NOWHERE.baseUrl);
   t.equal(seen.kubeconfig.users[0].user.token, NOWHERE.token, 'the run\'s token, in the file: never on a command line');
   t.notOk(seen.args.includes(NOWHERE.token));
+  t.equal(HOLLOW_LABEL, NODES_LABEL, 'the label the run looks for is the one the nodes command sets');
   t.same(bg.names, ['oc-bg0-hollow-0', 'oc-bg0-hollow-1', 'oc-bg0-hollow-2']);
   t.same(bg.load, { hollowNodes: 3, source: 'started by the run' });
   t.ok(bg.owns('/api/v1/nodes', { metadata: { name: 'oc-bg0-hollow-1', labels: { 'orch-conformance.io/hollow': 'true' } } }));
@@ -165,14 +168,18 @@ t.test('in a run: the load is recorded and shown, the nodes are no leak while th
       if (res.status !== 201) fail('create', '201', String(res.status));
     },
   });
-  const run = async (runId: string, mode: string) => {
+  // A target that acknowledges deletes of hollow Nodes without doing them.
+  const broken = await startBrokenTarget(ref.url, { request: (r) => (r.method === 'DELETE' && r.path.includes('-hollow-') ? { status: 200, headers: {}, body: '{}' } : undefined) });
+  t.teardown(() => broken.close());
+  const run = async (runId: string, mode: string, url = ref.url) => {
     // What a `nodes` process registers: Nodes with the hollow label and the run's.
     await fetch(`${ref.url}/api/v1/nodes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: `oc-${runId}-hollow-0`, labels: { 'orch-conformance.io/hollow': 'true', [RUN_LABEL]: runId } } }) });
-    const background = await startBackgroundNodes({ baseUrl: ref.url }, { count: 1, runId, runLabel: `${RUN_LABEL}=${runId}`, command: fake(t, mode).command });
+    const background = await startBackgroundNodes({ baseUrl: url }, { count: 1, runId, runLabel: `${RUN_LABEL}=${runId}`, command: fake(t, mode).command });
     const plans: RunPlan[] = [];
-    const report = await runCases({ cases: [nodeCase], conn: { baseUrl: ref.url }, embedded: false, gates: parseGates(undefined), version: 't', runId, background, reporters: [{ name: 'spy', start: (p) => plans.push(p), end: () => undefined }] });
+    const report = await runCases({ cases: [nodeCase], conn: { baseUrl: url }, embedded: false, gates: parseGates(undefined), version: 't', runId, background, reporters: [{ name: 'spy', start: (p) => plans.push(p), end: () => undefined }] });
     return { report, plan: plans[0]! };
   };
+  const exists = async (name: string) => (await fetch(`${ref.url}/api/v1/nodes/${name}`)).status === 200;
 
   const { report, plan } = await run('bgok', 'ok');
   t.equal(report.cases[0]!.status, 'passed');
@@ -185,8 +192,11 @@ t.test('in a run: the load is recorded and shown, the nodes are no leak while th
   t.same(summaryFacts(report).find(([k]) => k === 'Background load'), ['Background load', '1 hollow node, started by the run'], 'Markdown and HTML summary tables');
 
   const kept = await run('bgkeep', 'keep');
-  t.same(kept.report.leaks, ['/api/v1/nodes/oc-bgkeep-hollow-0'], 'a Node its process did not delete is left behind');
-  t.equal(exitCodeFor(kept.report), 1);
+  t.same(kept.report.leaks, [], 'a Node its process did not delete (a request of its failed) the run deletes, as any object it labelled');
+  t.notOk(await exists('oc-bgkeep-hollow-0'));
+  const left = await run('bgleft', 'keep', broken.url);
+  t.same(left.report.leaks.filter((l) => l.includes('-hollow-')), ['/api/v1/nodes/oc-bgleft-hollow-0'], 'one still there after that is left behind');
+  t.equal(exitCodeFor(left.report), 1);
 
   const none = { ...report, backgroundLoad: undefined };
   t.notOk(summaryFacts(none).some(([k]) => k === 'Background load'), 'no row without a load');
