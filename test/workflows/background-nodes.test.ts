@@ -4,13 +4,15 @@
 // the command's contract so these run in a second; the embedded run with 200 real hollow nodes is in
 // test/conformance-doc.test.ts.
 import t from 'tap';
+import { execaNode } from 'execa';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { HOLLOW_LABEL, startBackgroundNodes } from '../../runner/background-nodes.js';
 import { HOLLOW_LABEL as NODES_LABEL } from '../../hollow/nodes.js';
-import { BackgroundNodesError } from '../../runner/errors.js';
+import { BackgroundNodesError, UsageError } from '../../runner/errors.js';
+import { cmdList } from '../../bin/commands/run.js';
 import { exitCodeFor, runCases, RUN_LABEL } from '../../runner/run.js';
 import { parseGates } from '../../runner/gates.js';
 import { defineCase } from '../../suites/case.js';
@@ -22,6 +24,7 @@ import { renderConsoleHeader } from '../../reporters/console.js';
 import { renderJunit } from '../../reporters/junit.js';
 import { summaryFacts } from '../../reporters/format.js';
 import type { RunPlan } from '../../reporters/types.js';
+import { BIN } from '../helpers/serve.js';
 
 /**
  * A stand-in for `orch-conformance nodes`, as the contract has it: argv after the script is
@@ -201,4 +204,25 @@ t.test('in a run: the load is recorded and shown, the nodes are no leak while th
   const none = { ...report, backgroundLoad: undefined };
   t.notOk(summaryFacts(none).some(([k]) => k === 'Background load'), 'no row without a load');
   t.notMatch(renderConsoleHeader({ runId: 'x', target: report.target, total: 1 }), /Background/);
+});
+
+t.test('run --api --background-nodes: the real nodes command loads the target through the run\'s connection; hollow Nodes already there are recorded beside them', async (t) => {
+  const ref = await startReference({ host: '127.0.0.1', port: 0, log: silentSink });
+  t.teardown(() => ref.close());
+  // A `nodes` process of the operator's: its Node (as it registers them) is counted, never touched.
+  await fetch(`${ref.url}/api/v1/nodes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'hollow-0', labels: { [HOLLOW_LABEL]: 'true' } } }) });
+  const dir = mkdtempSync(join(tmpdir(), 'oc-bg-cli-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const r = await execaNode(BIN, ['run', '--api', ref.url, '--background-nodes', '2', '--run-id', 'bgcli', '--id', 'api.storageclass.list', '--reporter', 'console', '--reporter', `json=${dir}/r.json`], { reject: false, timeout: 60_000 });
+  t.equal(r.exitCode, 0, `exit 0\n${r.stdout}\n${r.stderr}`);
+  t.equal(r.stderr, '', 'quiet: the nodes\' progress stays theirs');
+  const report = JSON.parse(readFileSync(`${dir}/r.json`, 'utf8'));
+  t.same(report.backgroundLoad, { hollowNodes: 2, source: 'started by the run', alreadyRunning: 1 });
+  t.match(r.stdout, /^Background load: 2 hollow nodes, started by the run \(and 1 hollow node already running\)$/m);
+  const nodes = (await (await fetch(`${ref.url}/api/v1/nodes`)).json()) as { items: Array<{ metadata: { name: string } }> };
+  t.same(nodes.items.map((n) => n.metadata.name), ['hollow-0'], 'the run\'s hollow Nodes are gone after it, the operator\'s is not touched');
+});
+
+t.test('--background-nodes takes a whole number (run and list check it alike)', async (t) => {
+  for (const n of [1.5, -1]) t.throws(() => cmdList({ parallel: 1, timeout: 30, backgroundNodes: n }), new UsageError('--background-nodes must be a whole number of hollow nodes, 0 or more'));
 });
