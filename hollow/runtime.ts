@@ -18,6 +18,8 @@ import { imageServiceHandlers } from '../mocks/cri/image-service.js';
 import { runtimeService } from '../mocks/cri/runtime-service.js';
 import { CallLog, Faults } from '../mocks/cri/faults.js';
 import { Runtime as MockRuntime } from '../mocks/cri/state.js';
+import { makeControl, podOfRequest } from '../mocks/cri/server.js';
+import { startControlServer } from '../mocks/cri/control.js';
 import type { CriTransport } from '../reference/agent/runtime.js';
 
 /** The label naming a sandbox's or container's hollow node (the mock's index key). */
@@ -41,20 +43,31 @@ export interface HollowRuntimeOptions {
   root?: string;
   /** How long PullImage takes, ms (default 0: the image cache of a hollow node is the shared store). */
   pullDelayMs?: number;
+  /**
+   * Serve the mock's control API (mocks/cri/control.ts: faults, call log, state) on this unix socket, as
+   * `mock-cri --control` does, for the agent cases run against a hollow node; the call log is then kept.
+   * What it controls is the one runtime every node shares.
+   */
+  control?: string;
 }
 
 export class HollowRuntime {
   readonly mock: MockRuntime;
   readonly root: string;
   private readonly methods = new Map<string, Method>();
+  private readonly deps: { runtime: MockRuntime; faults: Faults; calls: CallLog };
   private readonly ownRoot: boolean;
+  private controlServer: { close(): Promise<void> } | undefined;
 
-  private constructor(root: string, ownRoot: boolean, pullDelayMs: number) {
+  private constructor(root: string, ownRoot: boolean, pullDelayMs: number, controlled: boolean) {
     this.root = root;
     this.ownRoot = ownRoot;
     const images = new ImageStore({ pullDelayMs, fsMountpoint: join(root, 'images') });
     this.mock = new MockRuntime({ root, seccompDir: join(root, 'seccomp'), images, indexLabel: HOLLOW_NODE_LABEL });
-    const deps = { runtime: this.mock, faults: new Faults(), calls: new NoCallLog() };
+    const faults = new Faults();
+    faults.podOf = (_rpc, request) => podOfRequest(this.mock, request);
+    const deps = { runtime: this.mock, faults, calls: controlled ? new CallLog() : new NoCallLog() };
+    this.deps = deps;
     const defs = loadCri();
     const add = (handlers: grpc.UntypedServiceImplementation, service: grpc.ServiceDefinition) => {
       for (const [rpc, def] of Object.entries(service)) {
@@ -69,7 +82,9 @@ export class HollowRuntime {
   static async start(o: HollowRuntimeOptions = {}): Promise<HollowRuntime> {
     const root = o.root ?? await mkdtemp(join(tmpdir(), 'hollow-cri-'));
     await mkdir(join(root, 'seccomp'), { recursive: true, mode: 0o700 });
-    return new HollowRuntime(root, !o.root, o.pullDelayMs ?? 0);
+    const rt = new HollowRuntime(root, !o.root, o.pullDelayMs ?? 0, o.control !== undefined);
+    if (o.control !== undefined) rt.controlServer = await startControlServer(o.control, makeControl(rt.mock, rt.deps.faults, rt.deps.calls));
+    return rt;
   }
 
   /** The CRI transport of one node: its own records only. */
@@ -131,6 +146,7 @@ export class HollowRuntime {
   }
 
   async close(): Promise<void> {
+    await this.controlServer?.close();
     await this.mock.close();
     if (this.ownRoot) await rm(this.root, { recursive: true, force: true });
   }
