@@ -77,6 +77,23 @@ export interface HollowNodes {
   close(opts?: { keep?: boolean }): Promise<void>;
 }
 
+/**
+ * `fn`, tried again after a failure (3 tries, 0.5 s then 1 s apart): among a thousand node starts, a
+ * request failing once (a busy server, a connection reset) must not fail them all. A failed agent start
+ * has closed what it opened; a Node it registered is found again by the next try.
+ */
+async function withRetries<T>(what: string, log: (m: string) => void, fn: () => Promise<T>, tries = 3): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (i >= tries) throw err;
+      log(`${what}: ${(err as Error).message}; trying again`);
+      await new Promise((r) => setTimeout(r, 500 * i));
+    }
+  }
+}
+
 /** Runs `fn` over `items`, at most `limit` at once; the first failure rejects after the running ones end. */
 async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -125,7 +142,7 @@ export async function startHollowNodes(o: HollowNodesOptions): Promise<HollowNod
 
   try {
     await eachLimited(names, o.startConcurrency ?? 16, async (nodeName) => {
-      const agent = await startAgent({
+      const agent = await withRetries(`${nodeName}: start`, log, () => startAgent({
         api: { url: o.api.url },
         nodeName, hostnameOverride: nodeName,
         rootDir: join(rootDir, 'nodes', nodeName),
@@ -141,7 +158,7 @@ export async function startHollowNodes(o: HollowNodesOptions): Promise<HollowNod
         // Served on loopback, and published there: where the API server's node proxy reaches it.
         ...(o.serveFirst && nodeName === names[0] ? { serve: { address: '127.0.0.1', port: 0 }, nodeIP: '127.0.0.1' } : {}),
         log: (m) => log(`${nodeName}: ${m}`),
-      });
+      }));
       agents.push(agent);
       if (agent.url) served = { nodeName, url: agent.url, caFile: agent.caFile };
     });

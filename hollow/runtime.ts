@@ -33,6 +33,9 @@ class NoCallLog extends CallLog {
 /** The RPCs whose request carries a ListX filter with a label selector: scoped to the node there. */
 const FILTERED_LISTS = new Set(['ListPodSandbox', 'ListContainers', 'ListContainerStats', 'ListPodSandboxStats']);
 
+/** The relist's RPCs and the field of their answer holding the items. */
+const RELIST_FIELD: Readonly<Record<string, string>> = { ListPodSandbox: 'items', ListContainers: 'containers' };
+
 interface Method {
   handler: grpc.handleUnaryCall<any, any>;
   def: grpc.MethodDefinition<any, any>;
@@ -94,9 +97,30 @@ export class HollowRuntime {
       return { ...req, filter: { ...req.filter, label_selector: { ...req.filter?.label_selector, [HOLLOW_NODE_LABEL]: nodeName } } };
     };
     const labelled = (config: any) => (config ? { ...config, labels: { ...config.labels, [HOLLOW_NODE_LABEL]: nodeName } } : config);
+    // The items of the node's relists as decoded, by id: a sandbox's or container's list entry changes
+    // only with its state (the rest is fixed at creation), so an entry seen before in the same state is
+    // not encoded and decoded again. The relists (PLEG, every second per node) are most of the calls.
+    const decodedItems = new Map<string, Map<string, { state: string; item: any }>>();
+    const relist = async (rpc: string, req: object, full: boolean): Promise<any> => {
+      const field = RELIST_FIELD[rpc]!;
+      const raw = await this.invoke<any>(rpc, req, false);
+      let memo = decodedItems.get(rpc);
+      if (!memo) decodedItems.set(rpc, (memo = new Map()));
+      const next = full ? new Map<string, { state: string; item: any }>() : memo;
+      const items = (raw[field] as any[]).map((entry) => {
+        let known = memo!.get(entry.id);
+        if (!known || known.state !== entry.state) known = { state: entry.state, item: this.decodeAnswer(rpc, { [field]: [entry] })[field][0] };
+        next.set(entry.id, known);
+        return known.item;
+      });
+      // A full relist names every entry of the node: those it lacks are gone.
+      if (full) decodedItems.set(rpc, next);
+      return { [field]: items };
+    };
     return {
       call: async <T>(rpc: string, request: object = {}): Promise<T> => {
         let req: any = request;
+        if (RELIST_FIELD[rpc]) return relist(rpc, scope(req), !(req as any).filter) as Promise<T>;
         if (FILTERED_LISTS.has(rpc)) req = scope(req);
         else if (rpc === 'RunPodSandbox' || rpc === 'CreateContainer') req = { ...req, config: labelled(req.config) };
         const res = await this.invoke<any>(rpc, req);
@@ -111,8 +135,14 @@ export class HollowRuntime {
     };
   }
 
-  /** One unary call through the mock's handler, both messages through the protobuf codec. */
-  private invoke<T>(rpc: string, request: object): Promise<T> {
+  /** An answer of `rpc` through the protobuf codec, as a gRPC client decodes it. */
+  private decodeAnswer(rpc: string, res: object): any {
+    const def = this.methods.get(rpc)!.def;
+    return def.responseDeserialize(def.responseSerialize(res));
+  }
+
+  /** One unary call through the mock's handler, the request (and unless `decode` is false, the answer) through the protobuf codec. */
+  private invoke<T>(rpc: string, request: object, decode = true): Promise<T> {
     const m = this.methods.get(rpc);
     if (!m) return Promise.reject(Object.assign(new Error(`${rpc} is not a unary rpc of runtime.v1`), { code: 12, details: `unknown rpc ${rpc}` }));
     let decoded: unknown;
@@ -132,7 +162,7 @@ export class HollowRuntime {
           return;
         }
         try {
-          resolve(m.def.responseDeserialize(m.def.responseSerialize(res)) as T);
+          resolve((decode ? m.def.responseDeserialize(m.def.responseSerialize(res)) : res) as T);
         } catch (e) {
           reject(e);
         }

@@ -34,6 +34,14 @@ t.test('hollow runtime: one mock, each node sees only its own records', async (t
   t.same((await b.listPodSandboxMetrics()).length, 1, 'metrics: its own sandbox');
   t.same((await a.containerStatus(ca)).state, 'CONTAINER_RUNNING', 'the container runs');
   t.same(hollow.counts(), { sandboxes: 2, containers: 1 }, 'one runtime holds both nodes\' records');
+  // A relist's entries are decoded again only when their state changed: the change is seen.
+  t.same((await a.listContainers()).map((c) => c.state), ['CONTAINER_RUNNING']);
+  await a.stopContainer(ca, 0);
+  t.same((await a.listContainers()).map((c) => c.state), ['CONTAINER_EXITED'], 'a relist after a stop sees the container exited');
+  await a.stopPodSandbox(sa);
+  t.same((await a.listSandboxes()).map((s) => s.state), ['SANDBOX_NOTREADY'], 'and the sandbox stopped');
+  await a.removePodSandbox(sa);
+  t.same([await a.listSandboxes(), await a.listContainers()], [[], []], 'removed: gone from the relists');
   await t.rejects(a.containerStatus('nope'), { code: 5 }, 'errors keep their gRPC code (NOT_FOUND)');
 });
 
