@@ -6,7 +6,7 @@ import type { Argv } from 'yargs';
 import { createRequire } from 'node:module';
 import { hideBin } from 'yargs/helpers';
 import { availableParallelism } from 'node:os';
-import { DEFAULT_MAX_RESPONSE_BYTES, TargetAccessError, TargetUnreachableError, UsageError } from '../runner/errors.js';
+import { BackgroundNodesError, DEFAULT_MAX_RESPONSE_BYTES, TargetAccessError, TargetUnreachableError, UsageError } from '../runner/errors.js';
 import { PACKAGE_VERSION } from '../reference/package-version.js';
 import { EXIT } from './commands/exit-codes.js';
 import { CONTROL_PLANE_PARTS } from '../runner/controllers.js';
@@ -36,7 +36,7 @@ const selectionOptions = <T>(y: Argv<T>) => y
 
 const TOKEN_NOTE = 'A token given with --token is visible to every user of this machine (ps, /proc); prefer --token-file or --kubeconfig.';
 const REPRO_NOTE = 'Each failed, errored or warned case comes with a reproducer: the curl command that sends its failing request again ($TOKEN for the token; the run\'s --ca, --agent-ca or -k; the body in a here-doc; a watch with curl -N and the write it should carry). The console shows the first failure\'s; markdown and html show every one; json stores it as the exchange\'s "reproducer".';
-const EXIT_CODES = 'Exit codes: 0 every selected case passed; 1 a case failed or errored, objects were left behind, or --fail-on-skip or --min-coverage was not met; 2 bad usage or configuration (including credentials the target rejects, a certificate not trusted without --ca, and a run in which every selected case was skipped); 3 target unreachable; 130 interrupted (SIGINT); 143 terminated (SIGTERM).';
+const EXIT_CODES = 'Exit codes: 0 every selected case passed; 1 a case failed or errored, objects were left behind, or --fail-on-skip or --min-coverage was not met; 2 bad usage or configuration (including credentials the target rejects, a certificate not trusted without --ca, --background-nodes that did not get Ready, and a run in which every selected case was skipped); 3 target unreachable; 130 interrupted (SIGINT); 143 terminated (SIGTERM).';
 
 /** The options of `run`; `list` takes them all too, so a run's command line can be copied to it. */
 const runOptions = <T>(y: Argv<T>) => selectionOptions(y)
@@ -66,6 +66,7 @@ const runOptions = <T>(y: Argv<T>) => selectionOptions(y)
   .option('progress-interval', { type: 'number', default: 30, describe: 'Off a terminal (CI logs), print a progress line every this many seconds: counts and the slowest running cases; 0: none' })
   .option('run-id', { type: 'string', describe: 'Id of this run (lowercase letters and digits); objects are labelled conformance.orch.io/run=<id>' })
   .option('label', { type: 'string', describe: 'A name for this run, kept in its results (e.g. "acme-orch 2.3"): its column heading in `report matrix`' })
+  .option('background-nodes', { type: 'number', describe: 'Load the target with this many hollow nodes for the duration of the run (`orch-conformance nodes` in a child process, with the run\'s URL and credentials; its Nodes carry the run\'s label): started before the cases, waited for until every Node is Ready, stopped (Nodes and Leases deleted) after the run and on Ctrl-C. The report records the load; hollow Nodes already on the target (a `nodes` process you run) are recorded as already running' })
   .option('reporter', { type: 'string', array: true, describe: 'name[=path], repeatable: console, json, junit, markdown, html, tap' })
   .option('differential', { type: 'boolean', describe: 'With --api: run every failed or warned case again against the embedded reference (same gates and facts) and show, per case, the first exchange whose answer differs: status, reason and causes, and the fields added, missing or changed (resourceVersion, uid, times, generated names and list order ignored). Verdicts stay the target\'s' })
   .option('bundle', { type: 'string', describe: 'Also write an evidence bundle, an owner-only .tgz: the JSON results (every recorded exchange), Markdown, HTML and JUnit reports, the selection, the kit version and a digest of its suites, the target\'s fingerprint (/version, serving certificate SHA-256, discovery digest, agent /healthz and version), start and end times, host name, the command line (secrets redacted) and a manifest of SHA-256 digests; sign it with `bundle sign`' })
@@ -143,7 +144,7 @@ function exitWith(p: Promise<number> | number): Promise<void> {
   return Promise.resolve(p).then(
     (code) => { process.exitCode = code; },
     (err) => {
-      if (err instanceof UsageError || err instanceof TargetAccessError) {
+      if (err instanceof UsageError || err instanceof TargetAccessError || err instanceof BackgroundNodesError) {
         process.stderr.write(`orch-conformance: ${err.message}\n`);
         process.exitCode = EXIT.usage;
       } else if (err instanceof TargetUnreachableError) {

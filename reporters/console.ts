@@ -1,7 +1,7 @@
 // Live progress on a terminal, then a summary with every failure's evidence.
 import type { CaseResult, RunReport } from '../runner/results.js';
 import { caseReproducer, reproducerTarget } from './reproducer.js';
-import { type Outcome, countsText, exchangeSummary, findingLines, formatDuration, outcome, plural, targetLabel, verdict, verdictText, writeOutput } from './format.js';
+import { type Outcome, backgroundLoadText, countsText, exchangeSummary, findingLines, formatDuration, outcome, plural, targetLabel, verdict, verdictText, writeOutput } from './format.js';
 import type { CaseStarted, Reporter, RunPlan } from './types.js';
 import { coverageOf } from './coverage.js';
 import { skipSummaryLines } from './skips.js';
@@ -208,12 +208,13 @@ const UNSTARTED_LISTED = 20;
 
 /** The header printed at start. */
 export function renderConsoleHeader(plan: RunPlan): string {
-  return `Run ${plan.runId} against ${targetLabel(plan.target)}: ${plan.total} case${plan.total === 1 ? '' : 's'}\n`;
+  const load = backgroundLoadText(plan.backgroundLoad);
+  return `Run ${plan.runId} against ${targetLabel(plan.target)}: ${plan.total} case${plan.total === 1 ? '' : 's'}\n${load ? `Background load: ${load}\n` : ''}`;
 }
 
 /** Console rendering of a saved run: the header line, then the end summary. */
 export function renderConsole(report: RunReport): string {
-  const header = renderConsoleHeader({ runId: report.runId, target: report.target, total: report.summary.total });
+  const header = renderConsoleHeader({ runId: report.runId, target: report.target, total: report.summary.total, backgroundLoad: report.backgroundLoad });
   return `${header}${renderConsoleSummary(report, PLAIN)}`;
 }
 

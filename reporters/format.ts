@@ -144,6 +144,18 @@ export function targetLabel(target: RunReport['target']): string {
   return `${target.api ?? '(no API URL)'}${metrics ? ` (metrics: ${metrics})` : ''}${agent}`;
 }
 
+/**
+ * The load a run's cases ran under (`run --background-nodes`), e.g. "200 hollow nodes, started by the
+ * run" or "50 hollow nodes, already running on the target"; undefined when there was none.
+ */
+export function backgroundLoadText(load: RunReport['backgroundLoad']): string | undefined {
+  if (!load) return undefined;
+  const nodes = plural(load.hollowNodes, 'hollow node', 'hollow nodes');
+  const source = load.source === 'started by the run' ? 'started by the run' : 'already running on the target';
+  const beside = load.alreadyRunning ? ` (and ${plural(load.alreadyRunning, 'hollow node', 'hollow nodes')} already running)` : '';
+  return `${nodes}, ${source}${beside}${load.endedEarly ? `; ${load.endedEarly}` : ''}`;
+}
+
 /** `GET https://host/path -> 404 (12ms)`, or `-> no response: <error>`. */
 export function exchangeSummary(ex: Exchange): string {
   const result =
@@ -423,6 +435,7 @@ export function summaryFacts(report: RunReport): [string, string][] {
     ['Date', report.startedAt],
     ['Tool', `${report.tool} ${report.version}`],
     ['Duration', formatDuration(report.durationMs)],
+    ...(report.backgroundLoad ? [['Background load', backgroundLoadText(report.backgroundLoad)!] as [string, string]] : []),
     ...selectionFacts(report),
     ...(report.shard ? [['Shard', `${report.shard.index} of ${report.shard.count} (merge the shards' JSON results with \`report merge\`)`] as [string, string]] : []),
     ...(report.merged ? [['Merged from', report.merged.map((m) => `${m.shard ? `shard ${m.shard.index}/${m.shard.count}` : 'run'} ${m.runId} (${m.cases} cases)`).join(', ')] as [string, string]] : []),

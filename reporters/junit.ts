@@ -8,6 +8,7 @@ import type { CaseAttempt, CaseResult, Exchange, RunReport } from '../runner/res
 import {
   FileReporter,
   type FileReporterOptions,
+  backgroundLoadText,
   escapeAttr,
   escapeText,
   exchangeSummary,
@@ -189,6 +190,7 @@ function properties(report: RunReport): string {
   const selection = selectionText(report);
   if (selection) props.push(['selection', selection], ['selection.partial', String(isPartial(report))]);
   if (report.cleanupUnverified?.length) props.push(['cleanupUnverified', report.cleanupUnverified.join('\n')]);
+  if (report.backgroundLoad) props.push(['backgroundLoad', backgroundLoadText(report.backgroundLoad)!]);
   return [
     '    <properties>',
     ...props.map(([k, v]) => `      <property name="${escapeAttr(k)}" value="${escapeAttr(v)}"/>`),

@@ -5,6 +5,8 @@ export interface RunPlan {
   runId: string;
   target: RunReport['target'];
   total: number;
+  /** The load the cases run under (`run --background-nodes`), when there is one. */
+  backgroundLoad?: RunReport['backgroundLoad'];
 }
 
 /** What the runner tells reporters when a case starts. */

@@ -165,8 +165,8 @@ function listenOnce(port: number): Promise<number> {
   });
 }
 
-/** A kubeconfig for the run's connection, owner-only (it may hold a token). */
-function kubeconfigYaml(api: TargetConnection): string {
+/** A kubeconfig for the run's connection, owner-only (it may hold a token); JSON, which is YAML too. */
+export function kubeconfigYaml(api: TargetConnection): string {
   const cluster: Record<string, string | boolean> = { server: api.baseUrl };
   if (api.caPem) cluster['certificate-authority-data'] = Buffer.from(api.caPem).toString('base64');
   if (api.insecureSkipTlsVerify) cluster['insecure-skip-tls-verify'] = true;

@@ -14,7 +14,8 @@ import { defaultGates } from './gates.js';
 import { FeatureGates, GATES_1_37 } from '../reference/features.js';
 import { generateSelfSigned, type SelfSigned } from '../reference/tls.js';
 import { AGENT_CERT_FILES } from '../reference/agent/serving-cert.js';
-import { runGroups, newRunId, type NodeTargets, type RunOptions, type TargetGroup } from './run.js';
+import { runGroups, newRunId, RUN_LABEL, type NodeTargets, type RunOptions, type TargetGroup } from './run.js';
+import { startBackgroundNodes, type BackgroundNodes } from './background-nodes.js';
 import { loadMockCri, referenceAgentCommand } from './agent-exec.js';
 import type { FactName, TargetFacts } from './facts.js';
 import type { RunReport } from './results.js';
@@ -161,12 +162,32 @@ export async function startEmbeddedTarget(
  * Starts the references a selection needs (one per profile; `gates`, when the user gave them, fixes
  * the gates for all), runs the cases as one run and stops the references.
  */
-export async function runEmbedded(cases: readonly Case[], opts: Omit<RunOptions, 'conn' | 'gates' | 'statedGates' | 'readGates' | 'facts' | 'cases' | 'embedded'> & { gates?: Record<string, boolean>; statedGates?: readonly string[]; log?: LogSink }): Promise<RunReport> {
+export async function runEmbedded(cases: readonly Case[], opts: Omit<RunOptions, 'conn' | 'gates' | 'statedGates' | 'readGates' | 'facts' | 'cases' | 'embedded' | 'background'> & { gates?: Record<string, boolean>; statedGates?: readonly string[]; log?: LogSink; backgroundNodes?: number }): Promise<RunReport> {
   const runId = opts.runId ?? newRunId();
-  const started = await startEmbeddedGroups(cases, { runId, gates: opts.gates, statedGates: opts.statedGates, node: true, log: opts.log });
+  // `--background-nodes`: against the reference the report names as the target (the first group's,
+  // with the 1.37 defaults when the selection has such cases), with the run's credentials, started
+  // as soon as it is up: the nodes get Ready while the other references start.
+  let pending: Promise<BackgroundNodes> | undefined;
+  const onTarget = (group: Omit<TargetGroup, 'cases'>, index: number) => {
+    if (index !== 0 || !opts.backgroundNodes) return;
+    pending = startBackgroundNodes(group.conn, { count: opts.backgroundNodes, runId, runLabel: `${RUN_LABEL}=${runId}`, interrupt: opts.interrupt });
+    // Awaited below; a failure while the other references start is not unhandled meanwhile.
+    pending.catch(() => undefined);
+  };
+  let started;
   try {
-    return await runGroups(started.groups, { ...opts, runId, embedded: true });
+    started = await startEmbeddedGroups(cases, { runId, gates: opts.gates, statedGates: opts.statedGates, node: true, log: opts.log, onTarget });
+  } catch (err) {
+    await pending?.then((b) => b.stop(), () => undefined);
+    throw err;
+  }
+  let background: BackgroundNodes | undefined;
+  try {
+    background = await pending;
+    return await runGroups(started.groups, { ...opts, runId, embedded: true, background });
   } finally {
+    // Before the references go: the nodes delete their Nodes on the way out.
+    await background?.stop();
     await started.close();
   }
 }
@@ -176,7 +197,7 @@ export async function runEmbedded(cases: readonly Case[], opts: Omit<RunOptions,
  * runEmbedded), with the cases each serves. Tests that put something in front of the references
  * (the legal variants) start them with this.
  */
-export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId: string; gates?: Record<string, boolean>; statedGates?: readonly string[]; node?: boolean; log?: LogSink }): Promise<{ groups: TargetGroup[]; close(): Promise<void> }> {
+export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId: string; gates?: Record<string, boolean>; statedGates?: readonly string[]; node?: boolean; log?: LogSink; onTarget?: (group: Omit<TargetGroup, 'cases'>, index: number) => void }): Promise<{ groups: TargetGroup[]; close(): Promise<void> }> {
   const defaults = defaultGates();
   const fixed = opts.gates ? Object.fromEntries(Object.entries(opts.gates).filter(([k, v]) => defaults[k] !== v)) : undefined;
   const targets: Array<{ close(): Promise<void> }> = [];
@@ -188,6 +209,7 @@ export async function startEmbeddedGroups(cases: readonly Case[], opts: { runId:
       const withNode = !!opts.node && g.cases.some((c) => c.needs.some((k) => AGENT_KINDS.has(k)));
       const target = await startEmbeddedTarget(g.profile, { runId: opts.runId, corruptObjects, auth: withNode, log: opts.log });
       targets.push(target);
+      opts.onTarget?.(target.group, groups.length);
       let node: NodeTargets | undefined;
       if (withNode) {
         const started = await startEmbeddedNode(target.group, opts.runId, target.agentTls, opts.log);

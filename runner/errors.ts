@@ -21,3 +21,8 @@ export class TargetUnreachableError extends Error {
 
 /** 16 MiB: far above any legitimate object or list page a case reads, far below what hurts. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/** `run --background-nodes`: the hollow nodes did not get Ready (or their process ended): the CLI exits 2. */
+export class BackgroundNodesError extends Error {
+  override readonly name = 'BackgroundNodesError';
+}

@@ -192,6 +192,24 @@ export interface RunReport {
    * the column heading of `report matrix`. Absent without the flag.
    */
   label?: string;
+  /**
+   * The load the cases ran under: `run --background-nodes <n>` hollow nodes the run started, or
+   * Nodes labelled orch-conformance.io/hollow=true found on the target at start (a `nodes` process
+   * the operator runs). Absent when there was none, and in older reports.
+   */
+  backgroundLoad?: BackgroundLoad;
+}
+
+/** What load the run ran under (`run --background-nodes`, runner/background-nodes.ts). */
+export interface BackgroundLoad {
+  /** Hollow nodes registered on the target while the cases ran: the run's own, else those found there. */
+  hollowNodes: number;
+  /** `started by the run` (`--background-nodes`), or `already running`: labelled hollow Nodes present at start. */
+  source: 'started by the run' | 'already running';
+  /** With `started by the run`: hollow Nodes that were there already, beside the run's own. */
+  alreadyRunning?: number;
+  /** Set when the run's nodes process ended before the run stopped it: the cases after that ran without the load. */
+  endedEarly?: string;
 }
 
 /** Conditions beyond the cases' verdicts that a run must meet to pass. */

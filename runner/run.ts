@@ -12,7 +12,8 @@ import { collectFindings, findingLabel, type Finding } from '../suites/findings.
 import type { Reporter } from '../reporters/types.js';
 import { ApiClient, createDispatcher, describeError, type TargetConnection } from './client.js';
 import { permissionDenied, rejectedCredentials, TargetAccessError } from './target.js';
-import type { CaseAttempt, CaseResult, CaseStatus, RunReport, RunSelection, RunSummary, ShardSpec, VerdictPolicy } from './results.js';
+import type { BackgroundLoad, CaseAttempt, CaseResult, CaseStatus, RunReport, RunSelection, RunSummary, ShardSpec, VerdictPolicy } from './results.js';
+import type { BackgroundNodes } from './background-nodes.js';
 import { computeCoverage, observesAgent } from '../reporters/coverage.js';
 import { policyFailures, nothingRan } from '../reporters/skips.js';
 import { AGENT_COMPONENT, gateComponents, gateMismatch, PER_COMPONENT_GATES, readReportedGates, resolveGates, type ComponentGates } from './gates.js';
@@ -78,6 +79,21 @@ export interface RunOptions {
   keepExchanges?: boolean;
   /** `run --label`: the run's name in `report matrix` (RunReport.label). */
   label?: string;
+  /**
+   * The load the cases run under (RunReport.backgroundLoad), on the first group's target: hollow
+   * nodes the run started (runner/background-nodes.ts; started before, stopped here once that
+   * group's cleanup is done), or only the load found on the target.
+   */
+  background?: RunBackground;
+}
+
+/** What runGroups needs of the background load: its record and, for the run's own nodes, their handle. */
+export interface RunBackground {
+  load: BackgroundLoad;
+  /** True for the run's own hollow Nodes: the leak check leaves them to `stop`, which deletes them. */
+  owns?: BackgroundNodes['owns'];
+  /** Stops them; resolves to those of their Nodes still on the target (leaks). */
+  stop?: BackgroundNodes['stop'];
 }
 
 /** Run ids are short and DNS-safe: they go into object names. */
@@ -185,7 +201,7 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
     await closeAll();
     throw denied;
   }
-  for (const r of reporters) r.start?.({ runId, target, total });
+  for (const r of reporters) r.start?.({ runId, target, total, ...(opts.background ? { backgroundLoad: opts.background.load } : {}) });
   // Groups are separate targets (embedded references with other gates or facts): they run at the
   // same time, so a group whose cases outwait a fact does not hold up the others.
   const offsets = groups.map((_, i) => groups.slice(0, i).reduce((n, g) => n + g.cases.length, 0));
@@ -227,9 +243,14 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
       ...Array.from({ length: agentQueue.length ? agentParallel : 0 }, worker(agentQueue)),
       ...Array.from({ length: controllerParallel }, worker(controllerQueue)),
     ]);
-    const cleanup = await cleanUp(group.conn, dispatcher, tracker, runId);
+    // The background load is on the first group's target (the one the report names).
+    const background = gi === 0 ? opts.background : undefined;
+    const cleanup = await cleanUp(group.conn, dispatcher, tracker, runId, background?.owns);
     leaks.push(...cleanup.leaks);
     cleanupUnverified.push(...cleanup.unverified);
+    // The background nodes stop once the cases' objects are gone (their pods ended by the nodes'
+    // own agents), while other groups may still run; Nodes of theirs left after it are leaks.
+    if (background?.stop) leaks.push(...await background.stop());
   }));
   await closeAll();
 
@@ -253,6 +274,7 @@ export async function runGroups(groups: readonly TargetGroup[], opts: Omit<RunOp
     ...(opts.retries ? { retries: opts.retries } : {}),
     ...(opts.shard ? { shard: { ...opts.shard } } : {}),
     ...(opts.label ? { label: opts.label } : {}),
+    ...(opts.background ? { backgroundLoad: { ...opts.background.load } } : {}),
   };
   for (const r of reporters) await r.end(report);
   return report;
@@ -670,7 +692,7 @@ const isNamespacePath = (p: string) => /^\/api\/v1\/namespaces\/[^/]+$/.test(p);
  * Deletes what the run created (pass or fail), then lists each collection it wrote to and reports
  * any object still labelled with this run. Objects of other runs or other users are never touched.
  */
-async function cleanUp(conn: TargetConnection, dispatcher: Dispatcher, tracker: Tracker, runId: string): Promise<{ leaks: string[]; unverified: string[] }> {
+async function cleanUp(conn: TargetConnection, dispatcher: Dispatcher, tracker: Tracker, runId: string, background?: RunBackground['owns']): Promise<{ leaks: string[]; unverified: string[] }> {
   const api = new ApiClient(conn, dispatcher);
   /** True once the target answered the delete (whatever it said); false when it did not answer. */
   const del = async (p: string): Promise<boolean> => {
@@ -734,7 +756,8 @@ async function cleanUp(conn: TargetConnection, dispatcher: Dispatcher, tracker: 
       for (const o of res.json.items) {
         // An object already marked for deletion (finalizers pending), or in a namespace being
         // deleted, is on its way out.
-        if (o?.metadata?.labels?.[RUN_LABEL] === runId && !o.metadata.deletionTimestamp && !terminating.has(o.metadata.namespace)) leaks.push(`${col}/${o.metadata.name}`);
+        // The run's background nodes carry its label too; they are still running, and their own stop deletes them.
+        if (o?.metadata?.labels?.[RUN_LABEL] === runId && !o.metadata.deletionTimestamp && !terminating.has(o.metadata.namespace) && !background?.(col, o)) leaks.push(`${col}/${o.metadata.name}`);
       }
     } catch (err) {
       unverified.push(`${col}: could not verify cleanup (${describeError(err)})`);

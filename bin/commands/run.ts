@@ -11,7 +11,8 @@ import { parseGates, statedGateNames } from '../../runner/gates.js';
 import { FACTS, parseFacts } from '../../runner/facts.js';
 import { loadExpectations } from '../../runner/expect.js';
 import { buildRunSelection } from '../../runner/selection.js';
-import { runCases, exitCodeFor, newRunId, assumedGates, gateSkip, planCase, DEFAULT_COMPONENT, type NodeTargets } from '../../runner/run.js';
+import { runCases, exitCodeFor, newRunId, assumedGates, gateSkip, planCase, DEFAULT_COMPONENT, RUN_LABEL, type NodeTargets, type RunBackground } from '../../runner/run.js';
+import { countHollowNodes, startBackgroundNodes, type BackgroundNodes } from '../../runner/background-nodes.js';
 import { FactAllocator } from '../../runner/facts.js';
 import { flagsAskedFor, policyFailures, skipGroups, skipSummaryLines } from '../../reporters/skips.js';
 import type { RunReport, VerdictPolicy } from '../../runner/results.js';
@@ -23,7 +24,7 @@ import type { TargetConnection } from '../../runner/client.js';
 import type { TargetFingerprint } from '../../runner/bundle.js';
 import type { ShardSpec } from '../../runner/results.js';
 import { kubeconfigFile, loadKubeconfig, readTokenFile } from '../../runner/kubeconfig.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, UsageError } from '../../runner/errors.js';
+import { BackgroundNodesError, DEFAULT_MAX_RESPONSE_BYTES, UsageError } from '../../runner/errors.js';
 import { createReporter, type Reporter } from '../../reporters/index.js';
 import { EXIT } from './exit-codes.js';
 import { cleanupCommand } from './cleanup.js';
@@ -78,6 +79,8 @@ function planRun(given: any) {
   if (embedded && argv.differential) throw new UsageError('--differential compares a target given with --api against the embedded reference: without --api the reference is the target');
   if (embedded && argv.controllers !== undefined) throw new UsageError('--controllers describes a target given with --api: the embedded run starts every controller and the scheduler');
   const node = resolveNodeTargets(argv, conn);
+  const bg = argv.backgroundNodes;
+  if (bg !== undefined && !(Number.isInteger(bg) && bg >= 0)) throw new UsageError('--background-nodes must be a whole number of hollow nodes, 0 or more');
   return { argv, rerunArgs, gates, statedGates, selected, shard, cases, expectations, reporterSpecs, reporters, conn, embedded, metrics, facts, node, policy };
 }
 
@@ -205,14 +208,14 @@ export async function cmdRun(given: any, version: string): Promise<number> {
       retries: argv.retries ?? 0, command: [...redactArgs(process.argv.slice(2)), ...rerunArgs],
       selection, ...(shard ? { shard } : {}), ...(argv.label !== undefined ? { label: String(argv.label) } : {}),
     };
-    let report;
+    let report: RunReport;
     // The target's fingerprint is read before the cases run: what the run was about, not what it left.
     const fingerprint = argv.bundle === undefined ? undefined : conn === undefined ? { embedded: true } : await fingerprintAfterProbe(conn, node);
     if (conn === undefined) {
       // Without --gates every case runs: a reference is started per gate set the cases need.
       // Its components log only with --verbose: the cases provoke errors on purpose (a planted
       // corrupt object, writes refused), and a passing run writes nothing to standard error.
-      report = await runEmbedded(cases, { ...common, gates: argv.gates ? gates : undefined, statedGates, log: argv.verbose ? stderrSink : undefined });
+      report = await runEmbedded(cases, { ...common, gates: argv.gates ? gates : undefined, statedGates, log: argv.verbose ? stderrSink : undefined, backgroundNodes: argv.backgroundNodes });
     } else {
       // Preflight: reachable (exit 3), then credentials the target accepts (exit 2).
       await probeTarget(conn);
@@ -221,8 +224,21 @@ export async function cmdRun(given: any, version: string): Promise<number> {
       const components = Object.fromEntries(metrics.map(([name, url]) => [name, { ...conn, baseUrl: url }]));
       for (const [name, c] of Object.entries(components)) await probeComponent(name, c);
       if (node?.agent) await probeComponent('agent', node.agent.conn, '--agent <url>');
-      // Each component's gates are read from its orch_feature_enabled, save those --gates states.
-      report = await runCases({ ...common, cases, conn, components, node, embedded, gates, statedGates, readGates: true, facts });
+      // The load the cases run under: hollow Nodes already on the target (a `nodes` process the
+      // operator runs), and the run's own with --background-nodes.
+      const found = cases.some((c) => c.needs.includes('api')) ? await countHollowNodes(conn) : undefined;
+      let background: RunBackground | undefined = found ? { load: { hollowNodes: found, source: 'already running' } } : undefined;
+      let own: BackgroundNodes | undefined;
+      try {
+        if (argv.backgroundNodes) {
+          background = own = await startBackgroundNodes(conn, { count: argv.backgroundNodes, runId, runLabel: `${RUN_LABEL}=${runId}`, interrupt: interrupt.signal });
+          if (found) own.load.alreadyRunning = found;
+        }
+        // Each component's gates are read from its orch_feature_enabled, save those --gates states.
+        report = await runCases({ ...common, cases, conn, components, node, embedded, gates, statedGates, readGates: true, facts, background });
+      } finally {
+        await own?.stop();
+      }
     }
     if (argv.differential) {
       // The reporters render once the reference's answers are beside the target's.
@@ -254,6 +270,10 @@ export async function cmdRun(given: any, version: string): Promise<number> {
     }
     if (unverified) process.stderr.write(`orch-conformance: cleanup could not be verified for ${unverified} collection(s) (not counted as left behind; check them by hand): ${report.cleanupUnverified.join('; ')}\n`);
     return code;
+  } catch (err) {
+    // Ctrl-C while the background nodes were getting ready: an interrupted run, not a set-up error.
+    if (err instanceof BackgroundNodesError && interrupt.signal.aborted) return stoppedBy;
+    throw err;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
