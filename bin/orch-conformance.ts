@@ -164,7 +164,7 @@ await yargs(hideBin(process.argv))
   // redirected, lines are not wrapped at all, for the reader's own tools to wrap.
   .wrap(process.stdout.isTTY ? process.stdout.columns || 80 : null)
   .strict()
-  .demandCommand(1, 'name a command: run, list, serve, report, bundle, cleanup, controller-manager, scheduler, mock-cri or agent')
+  .demandCommand(1, 'name a command: run, list, serve, report, bundle, cleanup, controller-manager, scheduler, mock-cri, agent or nodes')
   .command('run', 'Run conformance cases against a target (the embedded reference without --api or --kubeconfig)', (y) => recordBuilt(runOptions(y))
     .epilog(`${TOKEN_NOTE}\n\n${REPRO_NOTE}\n\n${EXIT_CODES}`),
   (argv) => exitWith(import('./commands/run.js').then((m) => m.cmdRun(argv, VERSION))))
@@ -256,6 +256,22 @@ await yargs(hideBin(process.argv))
     .option('authorization-mode', { type: 'string', describe: 'AlwaysAllow, or Webhook: each request authorized with a SubjectAccessReview on the control plane (authorization.mode; default Webhook)' })
     .epilog('Prints "node: <name>" once its Node is registered (standalone: at once), then "agent: https://..." and, when it generated the certificate, "ca: <file>"; runs until SIGINT or SIGTERM, stopping its workers and leaving containers running, as upstream does across restarts. Exit codes: 0 stopped by a signal; 2 bad usage or cannot start.'),
   (argv) => exitWith(import('./commands/agent.js').then((m) => m.cmdAgent(argv as any))))
+  .command('nodes', 'Start n hollow nodes in one process: the reference agent\'s own code per node (Node status, Lease, pod workers, PLEG, status manager, events) on one in-process mock runtime, against any API server', (y) => recordBuilt(y
+    .option('count', { type: 'number', demandOption: true, describe: 'How many nodes' })
+    .option('api', { type: 'string', describe: 'API server base URL, e.g. https://127.0.0.1:6443 (wins over --kubeconfig\'s server)' })
+    .option('kubeconfig', { type: 'string', describe: 'API server and credentials from this kubeconfig; explicit flags win' })
+    .option('token', { type: 'string', describe: 'Bearer token (visible in ps: prefer --kubeconfig)' })
+    .option('ca', { type: 'string', describe: 'PEM file of the CA that signed the API server\'s certificate' })
+    .option('insecure-skip-tls-verify', { type: 'boolean', describe: 'Do not verify the API server\'s certificate' })
+    .option('name-prefix', { type: 'string', default: 'hollow-', describe: 'Nodes are named <prefix><i>, i = 0..count-1' })
+    .option('pods-per-node', { type: 'number', default: 110, describe: 'Each Node\'s pods capacity (maxPods)' })
+    .option('heartbeat', { type: 'string', default: '10s', describe: 'Lease renewal interval (Go duration); the lease duration is 40s or four intervals if longer' })
+    .option('node-status-interval', { type: 'string', default: '10s', describe: 'How often each node computes its status (written when it changed, else every 5m)' })
+    .option('label', { type: 'string', array: true, describe: 'k=v: a label on every Node (repeatable), besides orch-conformance.io/hollow=true' })
+    .option('keep', { type: 'boolean', default: false, describe: 'At stop, leave the Nodes and Leases in place (default: delete them, only the ones this process registered)' })
+    .example('$0 nodes --count 100 --kubeconfig admin.kubeconfig --heartbeat 10s', '')
+    .epilog('Prints "ready: <n> nodes" on stdout once every Node is registered, Ready and has its Lease; progress and errors go to stderr. On SIGINT or SIGTERM it stops every agent, deletes its Nodes and Leases (unless --keep) and prints "stopped: <n> nodes deleted" (or "kept"). Per node there is no HTTPS port, pod info socket or watchdog: agent cases that need those need a full `agent`. Exit codes: 0 stopped by a signal; 2 bad usage or cannot start.')),
+  (argv) => exitWith(import('./commands/nodes.js').then((m) => m.cmdNodes(argv as any))))
   .command('cleanup', 'Remove from a target every object a run labelled (conformance.orch.io/run=<id>) and left behind, e.g. after a second Ctrl-C', (y) => y
     .option('run-id', { type: 'string', describe: 'The run whose objects to remove (the id its report and its interrupted message name)' })
     .option('all-runs', { type: 'boolean', describe: 'Remove the objects of every conformance run (any value of the label)' })

@@ -44,3 +44,8 @@ t.test('cri/ imports neither the mock nor the reference', async (t) => {
 t.test('the reference and the suites do not depend on the mock CRI', async (t) => {
   t.same(violations(['reference', 'suites'], ['mocks']), []);
 });
+
+t.test('hollow/ sits above the reference and the mock: nothing below it imports it', async (t) => {
+  t.ok(sources('hollow').length > 0, 'hollow/ has sources');
+  t.same(violations(['reference', 'mocks', 'suites', 'cri'], ['hollow']), []);
+});

@@ -338,7 +338,7 @@ export function runtimeService(deps: ServiceDeps): RuntimeServiceImpl {
       const f = req.filter;
       const byId = filterId((id) => rt.findSandbox(id), f?.id ?? '');
       if (byId === undefined) return { items: [] };
-      const items = [...rt.sandboxes.values()].filter((s) => (byId === null || s === byId)
+      const items = [...rt.sandboxesFor(f?.label_selector)].filter((s) => (byId === null || s === byId)
         && (!f?.state || s.state === f.state.state)
         && matchLabels(s.config.labels, f?.label_selector));
       return { items: items.map(sandboxMessage) };
@@ -371,7 +371,7 @@ export function runtimeService(deps: ServiceDeps): RuntimeServiceImpl {
       const byId = filterId((id) => rt.findContainer(id), f?.id ?? '');
       const bySandbox = filterId((id) => rt.findSandbox(id), f?.pod_sandbox_id ?? '');
       if (byId === undefined || bySandbox === undefined) return { containers: [] };
-      const list = [...rt.containers.values()].filter((c) => (byId === null || c === byId)
+      const list = [...rt.containersFor(f?.label_selector)].filter((c) => (byId === null || c === byId)
         && (bySandbox === null || c.sandboxId === bySandbox.id)
         && (!f?.state || c.state === f.state.state)
         && matchLabels(c.config.labels, f?.label_selector));
@@ -452,7 +452,7 @@ export function runtimeService(deps: ServiceDeps): RuntimeServiceImpl {
       const bySandbox = filterId((id) => rt.findSandbox(id), f?.pod_sandbox_id ?? '');
       if (byId === undefined || bySandbox === undefined) return { stats: [] };
       const now = nowNs();
-      const list = [...rt.containers.values()].filter((c) => c.state === 'CONTAINER_RUNNING'
+      const list = [...rt.containersFor(f?.label_selector)].filter((c) => c.state === 'CONTAINER_RUNNING'
         && (byId === null || c === byId) && (bySandbox === null || c.sandboxId === bySandbox.id)
         && matchLabels(c.config.labels, f?.label_selector));
       return { stats: list.map((c) => containerStats(statsContainer(c, rt.sandboxes.get(c.sandboxId)!), now)) };
@@ -467,7 +467,7 @@ export function runtimeService(deps: ServiceDeps): RuntimeServiceImpl {
       const byId = filterId((id) => rt.findSandbox(id), f?.id ?? '');
       if (byId === undefined) return { stats: [] };
       const now = nowNs();
-      const list = [...rt.sandboxes.values()].filter((s) => s.state === 'SANDBOX_READY'
+      const list = [...rt.sandboxesFor(f?.label_selector)].filter((s) => s.state === 'SANDBOX_READY'
         && (byId === null || s === byId) && matchLabels(s.config.labels, f?.label_selector));
       return { stats: list.map((s) => sandboxStats(statsSandbox(rt, s), now)) };
     }),

@@ -141,6 +141,11 @@ export interface RuntimeOptions {
   seccompDir: string;
   images: ImageStore;
   cgroupDriver?: 'SYSTEMD' | 'CGROUPFS';
+  /**
+   * A label key whose value partitions the sandboxes and containers (hollow nodes: the node's name):
+   * a List* whose label selector names it reads that part alone instead of every record.
+   */
+  indexLabel?: string;
 }
 
 /** Runtime handlers the mock accepts: the default ('') and runc, as a stock containerd has. */
@@ -165,8 +170,14 @@ export class Runtime {
   podCidr = '';
   private nextIp = 2;
   private closed = false;
+  private readonly indexLabel: string | undefined;
+  /** Records by their indexLabel value, and containers by sandbox: lists and containersOf without a full scan. */
+  private readonly sandboxIndex = new Map<string, Set<SandboxRecord>>();
+  private readonly containerIndex = new Map<string, Set<ContainerRecord>>();
+  private readonly bySandbox = new Map<string, Set<ContainerRecord>>();
 
   constructor(opts: RuntimeOptions) {
+    this.indexLabel = opts.indexLabel;
     this.images = opts.images;
     this.root = opts.root;
     this.seccompDir = opts.seccompDir;
@@ -213,7 +224,32 @@ export class Runtime {
   }
 
   containersOf(sandboxId: string): ContainerRecord[] {
-    return [...this.containers.values()].filter((c) => c.sandboxId === sandboxId);
+    return [...(this.bySandbox.get(sandboxId) ?? [])];
+  }
+
+  /** The sandboxes a label selector can match: one part of the index when it names the index label, else all. */
+  sandboxesFor(selector: Record<string, string> | undefined | null): Iterable<SandboxRecord> {
+    const v = this.indexLabel !== undefined ? selector?.[this.indexLabel] : undefined;
+    return v !== undefined ? this.sandboxIndex.get(v) ?? [] : this.sandboxes.values();
+  }
+
+  /** The containers a label selector can match (as sandboxesFor). */
+  containersFor(selector: Record<string, string> | undefined | null): Iterable<ContainerRecord> {
+    const v = this.indexLabel !== undefined ? selector?.[this.indexLabel] : undefined;
+    return v !== undefined ? this.containerIndex.get(v) ?? [] : this.containers.values();
+  }
+
+  private indexed<T extends { config: { labels?: Record<string, string> } }>(index: Map<string, Set<T>>, r: T, add: boolean): void {
+    const v = this.indexLabel !== undefined ? r.config.labels?.[this.indexLabel] : undefined;
+    if (v === undefined) return;
+    let set = index.get(v);
+    if (add) {
+      if (!set) index.set(v, (set = new Set()));
+      set.add(r);
+    } else if (set) {
+      set.delete(r);
+      if (set.size === 0) index.delete(v);
+    }
   }
 
   private emit(type: ContainerEventTypeName, containerId: string, sandbox: SandboxRecord): void {
@@ -257,6 +293,7 @@ export class Runtime {
       pid: 0, seccomp, overhead: config.linux?.overhead ?? null, resources: config.linux?.resources ?? null,
     };
     this.sandboxes.set(id, s);
+    this.indexed(this.sandboxIndex, s, true);
     // containerd reports the sandbox's own (pause) container in the event stream too.
     this.emit('CONTAINER_CREATED_EVENT', id, s);
     this.emit('CONTAINER_STARTED_EVENT', id, s);
@@ -289,6 +326,8 @@ export class Runtime {
     for (const c of this.containersOf(s.id)) await this.removeContainer(c.id);
     if (!this.sandboxes.has(s.id)) return; // a concurrent remove got there first
     this.sandboxes.delete(s.id);
+    this.indexed(this.sandboxIndex, s, false);
+    this.bySandbox.delete(s.id);
     this.names.delete(s.name);
     this.emit('CONTAINER_DELETED_EVENT', s.id, s);
   }
@@ -353,6 +392,10 @@ export class Runtime {
       files: new Map(sandboxFiles(s.config, s.hostname)), view,
     };
     this.containers.set(id, c);
+    this.indexed(this.containerIndex, c, true);
+    let siblings = this.bySandbox.get(s.id);
+    if (!siblings) this.bySandbox.set(s.id, (siblings = new Set()));
+    siblings.add(c);
     this.emit('CONTAINER_CREATED_EVENT', id, s);
     return c;
   }
@@ -510,6 +553,8 @@ export class Runtime {
     await this.killContainer(c);
     if (!this.containers.has(c.id)) return;
     this.containers.delete(c.id);
+    this.indexed(this.containerIndex, c, false);
+    this.bySandbox.get(c.sandboxId)?.delete(c);
     this.names.delete(c.name);
     const s = this.sandboxes.get(c.sandboxId);
     if (s) this.emit('CONTAINER_DELETED_EVENT', c.id, s);
@@ -624,6 +669,9 @@ export class Runtime {
     for (const c of this.containers.values()) { c.process?.kill(137); void c.log?.close(); }
     this.containers.clear();
     this.sandboxes.clear();
+    this.sandboxIndex.clear();
+    this.containerIndex.clear();
+    this.bySandbox.clear();
     this.names.clear();
     this.images.reset();
     this.runtimeReady = { status: true, reason: '', message: '' };

@@ -3,19 +3,21 @@
 // the PLEG. With a control plane it keeps a mirror pod per static pod (static-pods.ts) and never runs a
 // mirror pod itself. Without `api` it runs in standalone mode and makes no API call at all. With `serve` it also serves its HTTPS endpoints
 // (endpoints.ts), and with a NOTIFY_SOCKET in `watchdogEnv` it notifies the service manager (§5.2).
+// The parts many agents of one process can share are injectable (`shared`): the API client, the pod
+// watch (one watch fanned out per node), the CRI connection; hollow/ runs many nodes that way.
 import * as os from 'node:os';
 import { agentHealthChecks, allPass, startAgentServer } from './endpoints.js';
 import { prepareRootDir } from './root-dir.js';
 import { agentServingCert } from './serving-cert.js';
 import { startWatchdog, unixAddress, watchdogTimeoutMs, type Watchdog } from './watchdog.js';
 import { FeatureGates, GATES_1_37 } from '../features.js';
-import { ApiClient } from '../client/api-client.js';
+import { ApiClient, type Watch, type WatchOptions } from '../client/api-client.js';
 import { LeaseController } from './lease.js';
 import { NodeStatusManager } from './node-status.js';
 import { DEFAULT_EVICTION_HARD, parseEvictionHard } from './eviction.js';
 import { Pleg } from './pleg.js';
 import { PodWorkers } from './pod-workers.js';
-import { Runtime, runtimeMessage } from './runtime.js';
+import { Runtime, runtimeMessage, type CriTransport } from './runtime.js';
 import { isMirrorPod, MirrorPods, mirrorStatusClient, StaticPodSource } from './static-pods.js';
 import { PACKAGE_VERSION } from '../package-version.js';
 import { broken } from './breaks.js';
@@ -29,9 +31,28 @@ import { probeMetricsRoute } from './stats/probe-metrics.js';
 import { AgentStats } from './stats/agent-stats.js';
 import { AgentEventRecorder, nodeRef, REASONS } from './events.js';
 
+/** The pod watch of one node: its pods (spec.nodeName = the node) listed, then their changes. */
+export type PodWatchFactory = (nodeName: string, handlers: Pick<WatchOptions, 'onList' | 'onEvent' | 'onError'>) => Watch;
+
+/**
+ * What an agent may take from its process instead of making its own (hollow/: many agents, one
+ * process). Each is the agent's own code path with the expensive part made once for all.
+ */
+export interface SharedAgentParts {
+  /** The API client (with `api` given, for its URL in messages): the agent never closes it. */
+  apiClient?: ApiClient;
+  /** The pod watch (default: a watch of /api/v1/pods with fieldSelector spec.nodeName=<node>). */
+  podWatch?: PodWatchFactory;
+  /** The CRI connection, instead of a gRPC client of `criEndpoint`: the agent closes it with itself. */
+  criTransport?: CriTransport;
+  /** Serve the pod info socket (§4.2) under the root dir (default true). */
+  podInfoSocket?: boolean;
+}
+
 export interface AgentOptions {
   api?: { url: string; token?: string; caPem?: string };
-  criEndpoint: string;
+  /** The CRI endpoint, unix:///path; without `shared.criTransport` it is required. */
+  criEndpoint?: string;
   imageEndpoint?: string;
   /** Default: hostnameOverride, else the lowercased host name (upstream's default). */
   nodeName?: string;
@@ -96,6 +117,12 @@ export interface AgentOptions {
    * does; a positive value is the agent's own default, which the spec allows as well.
    */
   checkpointDefaultTimeoutSeconds?: number;
+  /** maxPods: the Node's pods capacity (default 110). */
+  maxPods?: number;
+  /** Labels the Node is registered with besides the agent's own (upstream --node-labels). */
+  nodeLabels?: Readonly<Record<string, string>>;
+  /** Parts shared with other agents of the process (absent: the agent makes its own). */
+  shared?: SharedAgentParts;
   /** Where errors of background loops go (default: stderr). */
   log?(msg: string): void;
 }
@@ -139,7 +166,9 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   }
   const servingCert = o.serve ? agentServingCert(o.serve.certDir ?? layout.pkiDir, o.serve.address) : undefined;
 
-  const runtime = new Runtime(o.criEndpoint, o.imageEndpoint);
+  const shared = o.shared ?? {};
+  if (!shared.criTransport && !o.criEndpoint) throw new Error('no container runtime endpoint given');
+  const runtime = shared.criTransport ? new Runtime(shared.criTransport) : new Runtime(o.criEndpoint!, o.imageEndpoint);
   let runtimeName = 'unknown';
   try {
     runtimeName = (await runtime.version()).runtime_name;
@@ -147,14 +176,16 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     runtime.close();
     // grpc-js appends a multi-line resolution note; the first sentence says what failed.
     const why = runtimeMessage(err).replace(/\s*Resolution note:[\s\S]*$/, '').split('\n')[0];
-    throw new Error(`cannot reach the container runtime at ${o.criEndpoint}: ${why}`);
+    throw new Error(`cannot reach the container runtime at ${o.criEndpoint ?? 'the in-process transport'}: ${why}`);
   }
 
-  const api = o.api ? new ApiClient({ url: o.api.url, token: o.api.token, caPem: o.api.caPem, userAgent: `agent/v${PACKAGE_VERSION}` }) : undefined;
+  // A shared client belongs to whoever gave it: closed by them, not here.
+  const ownApi = o.api && !shared.apiClient;
+  const api = o.api ? shared.apiClient ?? new ApiClient({ url: o.api.url, token: o.api.token, caPem: o.api.caPem, userAgent: `agent/v${PACKAGE_VERSION}` }) : undefined;
   const closers: Array<() => Promise<void> | void> = [];
   const closeAll = async () => {
     for (const c of closers.reverse()) await c();
-    api?.close();
+    if (ownApi) api?.close();
     runtime.close();
   };
 
@@ -172,7 +203,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     // The pod info socket (§4.2) comes up even before the endpoints: until the pod sources are known and the
     // PLEG has relisted once (it starts only after them), its calls answer FAILED_PRECONDITION.
     const podSource = new AgentPodSource({ initialized: () => (pleg?.lastRelist ?? 0) > 0, api, nodeName });
-    const podInfo = await servePodInfo(layout.podInfoSocket, podSource);
+    const podInfo = shared.podInfoSocket === false ? undefined : await servePodInfo(layout.podInfoSocket, podSource);
     if (podInfo) closers.push(() => podInfo.close());
     // The endpoints come up first so that the Node publishes the port they were bound to; what they
     // report about pods and the PLEG is read lazily, once those parts exist.
@@ -205,7 +236,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
       nodeStatus = new NodeStatusManager({
         api, runtime, nodeName, hostnameOverride: o.hostnameOverride, nodeIP: o.nodeIP, rootDir: o.rootDir,
         updateFrequencyMs: o.nodeStatusUpdateFrequencyMs, reportFrequencyMs: o.nodeStatusReportFrequencyMs,
-        agentPort: port, declaredFeatures: declaredFeatures(gates),
+        agentPort: port, declaredFeatures: declaredFeatures(gates), maxPods: o.maxPods, nodeLabels: o.nodeLabels,
         evictionHard: o.evictionHard, pressureTransitionPeriodMs: o.evictionPressureTransitionPeriodMs,
         onError: (err) => log(`node status: ${(err as Error).message}`), events,
       });
@@ -274,8 +305,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
 
     if (api) {
       const m = mirrors!;
-      const watch = api.watch('/api/v1/pods', {
-        fieldSelector: `spec.nodeName=${nodeName}`,
+      const handlers: Pick<WatchOptions, 'onList' | 'onEvent' | 'onError'> = {
         onList: (items) => {
           m.observeList(items.filter(isMirrorPod));
           w.setAll([...items.filter((p) => !isMirrorPod(p)), ...staticPods.values()]);
@@ -287,7 +317,8 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
           else w.update(ev.object);
         },
         onError: (err) => log(`pod watch: ${(err as Error).message}`),
-      });
+      };
+      const watch = shared.podWatch ? shared.podWatch(nodeName, handlers) : api.watch('/api/v1/pods', { fieldSelector: `spec.nodeName=${nodeName}`, ...handlers });
       closers.push(() => watch.stop());
       await watch.synced;
     } else if (o.staticPodPath) {

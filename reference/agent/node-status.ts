@@ -34,6 +34,8 @@ export interface NodeStatusOptions {
   reportFrequencyMs?: number;
   /** Max pods (default 110). */
   maxPods?: number;
+  /** Labels the Node is registered with besides the agent's own (upstream --node-labels). */
+  nodeLabels?: Readonly<Record<string, string>>;
   /** The HTTPS port of the agent's endpoints (daemonEndpoints.agentEndpoint; default 10250). */
   agentPort?: number;
   /** §2.2 declaredFeatures: enabled in-development gates, sorted (none: the field is not published). */
@@ -167,8 +169,8 @@ export class NodeStatusManager {
         apiVersion: 'v1', kind: 'Node',
         metadata: {
           name: this.nodeName,
-          // Upstream's well-known labels (renamed): hostname, os, arch.
-          labels: this.ownLabels(),
+          // Upstream's well-known labels (renamed): hostname, os, arch; then --node-labels.
+          labels: { ...this.o.nodeLabels, ...this.ownLabels() },
         },
         spec: {},
       });

@@ -1,7 +1,7 @@
 // The agent's view of its container runtime: the CRI RPCs it uses, over the project's CRI client
 // (mocks/cri/proto.ts, which loads the real runtime.v1 api.proto and talks to any CRI endpoint). Keeps
 // the wire conventions in one place: int64 as decimal strings, env values as bytes, labels naming the pod.
-import { criClient, type CriClient } from '../../cri/proto.js';
+import { criClient } from '../../cri/proto.js';
 import { broken } from './breaks.js';
 import type { FilesystemUsageMsg, MetricDescriptorMsg, PodSandboxMetricsMsg, PodSandboxStatsMsg } from './stats/cri-types.js';
 
@@ -58,17 +58,32 @@ export function runtimeMessage(err: unknown): string {
   return e?.details || e?.message || String(err);
 }
 
-export class Runtime {
-  private readonly rs: CriClient;
-  private readonly is: CriClient;
+/**
+ * What the Runtime needs of a CRI connection: unary calls by rpc name, with runtime.v1's messages as
+ * the project's CRI client decodes them (cri/proto.ts LOADER_OPTIONS). The gRPC client is one; the
+ * hollow nodes (hollow/) call an in-process mock runtime through another.
+ */
+export interface CriTransport {
+  call<T = any>(rpc: string, request?: object, opts?: { deadlineMs?: number }): Promise<T>;
+  close(): void;
+}
 
-  constructor(endpoint: string, imageEndpoint?: string, private readonly timeoutMs = 120_000) {
+export class Runtime {
+  private readonly rs: CriTransport;
+  private readonly is: CriTransport;
+
+  /** Over the CRI endpoint (a gRPC client per endpoint), or over a transport given (both services on it). */
+  constructor(endpoint: string | CriTransport, imageEndpoint?: string, private readonly timeoutMs = 120_000) {
+    if (typeof endpoint !== 'string') {
+      this.rs = this.is = endpoint;
+      return;
+    }
     this.rs = criClient(endpoint);
     // Test-only (breaks.ts): imageServiceEndpoint ignored, image operations on the runtime socket.
     this.is = imageEndpoint && imageEndpoint !== endpoint && !broken('cri-image-endpoint-ignored') ? criClient(imageEndpoint) : this.rs;
   }
 
-  private call<T>(c: CriClient, rpc: string, req: object): Promise<T> {
+  private call<T>(c: CriTransport, rpc: string, req: object): Promise<T> {
     return c.call<T>(rpc, req, { deadlineMs: this.timeoutMs });
   }
 

@@ -13,6 +13,11 @@ export interface ApiClientOptions {
   token?: string;
   /** PEM of the CA that signed the server's certificate. */
   caPem?: string;
+  /** Do not verify the server's certificate (kubeconfig insecure-skip-tls-verify). */
+  insecureSkipTlsVerify?: boolean;
+  /** A client certificate and its key (PEM), presented to the server. */
+  certPem?: string;
+  keyPem?: string;
   /** Per-request timeout for non-watch calls, ms (default 30 s). */
   timeoutMs?: number;
   /** User-Agent header (default `agent`); servers record it as the field manager of writes without one. */
@@ -102,7 +107,9 @@ export class ApiClient {
     this.https = base.protocol === 'https:';
     // One TLS context for every connection: given `ca` instead, Node parses it into a fresh context
     // per connection.
-    this.agent = this.https ? new HttpsAgent({ keepAlive: true, secureContext: createSecureContext({ ca: opts.caPem }) }) : new HttpAgent({ keepAlive: true });
+    this.agent = this.https
+      ? new HttpsAgent({ keepAlive: true, rejectUnauthorized: !opts.insecureSkipTlsVerify, secureContext: createSecureContext({ ca: opts.caPem, cert: opts.certPem, key: opts.keyPem }) })
+      : new HttpAgent({ keepAlive: true });
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.userAgent = opts.userAgent ?? 'agent';
   }
