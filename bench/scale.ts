@@ -7,7 +7,7 @@
 //   hollow nodes      RSS of the `nodes` process per node (above a 1-node process)   aim: 1,000 in 1.5 GB
 //                     Lease renewal lateness, p99 of renewTime gaps past the interval aim: <= 25% of it
 //                       (baseline: a bare 100 ms timer's lateness in a process of its own, same window)
-//                     Node status writes per second (heartbeat advanced on a watch)   aim: <= n / interval
+//                     Node status writes per second (status changed, on a watch)       aim: <= n / interval
 //   pod startup       create sent to Running seen on a watch, p50/p99, pods created at a fixed rate
 //                       across the nodes (short: 300 at 50/s; full: 3,000 at 20, 50 and 100/s) aim p99 <= 5 s
 //   scheduling        pods created by 32 workers until all are seen bound, pods/s      aim: >= 300
@@ -208,7 +208,7 @@ interface NodeFigures {
 async function observeNodes(api: ApiClient, prefix: string, windowMs: number): Promise<{ gaps: number[]; statusWrites: number }> {
   const lastRenew = new Map<string, number>();
   const gaps: number[] = [];
-  const lastHeartbeat = new Map<string, string>();
+  const lastStatus = new Map<string, string>();
   let statusWrites = 0;
   let counting = false;
   const leases = api.watch(LEASES, {
@@ -222,16 +222,18 @@ async function observeNodes(api: ApiClient, prefix: string, windowMs: number): P
       lastRenew.set(name, t);
     },
   });
-  const heartbeat = (n: any): string => n?.status?.conditions?.find((c: any) => c.type === 'Ready')?.lastHeartbeatTime ?? '';
+  // A status write is a Node event whose status differs from the last seen (a write changing
+  // nothing makes no event); the controllers' writes (taints, labels) leave status alone.
+  const statusOf = (n: any): string => JSON.stringify(n?.status ?? {});
   const nodes = api.watch('/api/v1/nodes', {
     labelSelector: `${HOLLOW_LABEL}=true`,
-    onList: (items) => items.forEach((n) => lastHeartbeat.set(n.metadata.name, heartbeat(n))),
+    onList: (items) => items.forEach((n) => lastStatus.set(n.metadata.name, statusOf(n))),
     onEvent: (ev) => {
       const name: string = ev.object?.metadata?.name ?? '';
       if (ev.type !== 'MODIFIED' || !name.startsWith(prefix)) return;
-      const h = heartbeat(ev.object);
-      if (counting && h !== lastHeartbeat.get(name)) statusWrites++;
-      lastHeartbeat.set(name, h);
+      const h = statusOf(ev.object);
+      if (counting && h !== lastStatus.get(name)) statusWrites++;
+      lastStatus.set(name, h);
     },
   });
   try {
@@ -285,7 +287,7 @@ const podBody = (name: string, label: string, schedulerName?: string): object =>
   metadata: { name, labels: { 'scale-bench.orch.io/phase': label } },
   spec: {
     ...(schedulerName ? { schedulerName } : {}),
-    containers: [{ name: 'c', image: 'registry.orch.io/bench/pause:3.10', resources: { requests: { cpu: '10m', memory: '16Mi' } } }],
+    containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '10m', memory: '16Mi' } } }],
   },
 });
 
@@ -377,7 +379,7 @@ async function pool(n: number, workers: number, fn: (i: number) => Promise<unkno
  * or (baseline) by this bench through the binding subresource, round robin over `nodeNames` (the
  * pods name a scheduler nobody runs, so the scheduler leaves them alone).
  */
-async function burst(e: Endpoints, o: ScaleOptions, byHand: boolean, nodeNames: string[]): Promise<{ pods: number; seconds: number; bound: number }> {
+async function burst(e: Endpoints, o: ScaleOptions, byHand: boolean, nodeNames: string[]): Promise<{ pods: number; seconds: number; bound: number; lagMs: number }> {
   const create = new ApiClient({ url: e.createApi, userAgent: 'scale-bench' });
   const watch = new ApiClient({ url: e.watchApi, userAgent: 'scale-bench' });
   const label = byHand ? 'burst-by-hand' : 'burst-scheduler';
@@ -394,9 +396,12 @@ async function burst(e: Endpoints, o: ScaleOptions, byHand: boolean, nodeNames: 
         });
       }
     });
+    const created = performance.now();
     await until(() => times.bound.size >= o.burstPods, 120_000);
     const last = Math.max(...times.bound.values());
-    return { pods: o.burstPods, seconds: (last - t0) / 1000, bound: times.bound.size };
+    // How long binding went on after the last create was answered: near 0, binding kept pace with
+    // creation, and pods/s is what creation allowed, a lower bound of what binding could do.
+    return { pods: o.burstPods, seconds: (last - t0) / 1000, bound: times.bound.size, lagMs: Math.max(0, last - created) };
   } finally {
     times.stop();
     create.close();
@@ -523,11 +528,12 @@ async function runTarget(target: Target, o: ScaleOptions): Promise<void> {
     const sched = await burst(e, o, false, nodeNames);
     const hand = await burst(e, o, true, nodeNames);
     const rate = (b: { pods: number; seconds: number }): number => b.pods / b.seconds;
-    console.log(`\nScheduling throughput on ${largest} hollow nodes: ${o.burstPods} pods created by ${o.workers} workers until all are seen bound (aim >= 300 pods/s)\n`);
-    printTable(['', 'pods bound', 's', 'pods/s', 'aim'], [
-      ['scheduler', String(sched.bound), sched.seconds.toFixed(2), rate(sched).toFixed(0), rate(sched) >= 300 ? 'met' : 'MISSED'],
-      ['baseline: bound by hand (binding subresource)', String(hand.bound), hand.seconds.toFixed(2), rate(hand).toFixed(0), '-'],
+    console.log(`\nScheduling throughput on ${largest} hollow nodes: ${o.burstPods} pods created by ${o.workers} workers until all are seen bound (aim >= 300 pods/s with 1,000 nodes)\n`);
+    printTable(['', 'pods bound', 's', 'pods/s', 'bound after last create ms', 'aim'], [
+      ['scheduler', String(sched.bound), sched.seconds.toFixed(2), rate(sched).toFixed(0), ms(sched.lagMs), rate(sched) >= 300 ? 'met' : 'MISSED'],
+      ['baseline: bound by hand (binding subresource)', String(hand.bound), hand.seconds.toFixed(2), rate(hand).toFixed(0), ms(hand.lagMs), '-'],
     ]);
+    console.log('(a scheduler that binds within a few hundred ms of the last create kept pace with creation: its pods/s is then what the creates allowed, a lower bound)');
 
     // API call latency over everything above, as the servers measured it.
     const during = diffBuckets(await scrape(e), before);
