@@ -490,15 +490,17 @@ async function runTarget(target: Target, o: ScaleOptions): Promise<void> {
     const largest = o.nodeCounts[o.nodeCounts.length - 1]!;
     const rows: string[][] = [];
     const interval = o.heartbeatMs;
+    let idleRss = 0;
     for (const count of o.nodeCounts) {
       const { figures: f, nodes } = await measureNodes(e, o, count, `scale-${count}-`, () => count === largest);
       if (nodes) kept = nodes;
+      idleRss = f.rss;
       const late = f.gaps.map((g) => g - interval);
       const p99Late = pct(late, 0.99);
       rows.push(
         [`${count} nodes: spawn to "ready" line`, `${(f.readyMs / 1000).toFixed(1)} s`, count <= 100 ? '<= 30 s' : '-', '-'],
-        [`${count} nodes: RSS of the nodes process`, `${mb(f.rss)} MiB (peak ${mb(f.hwm)})`, count >= 1000 ? '<= 1536 MiB' : '-', `1 node: ${mb(one.rss)} MiB`],
-        [`${count} nodes: RSS per node above 1 node`, `${mb((f.rss - one.rss) / Math.max(1, count - 1))} MiB`, '<= 1.5 MiB', '-'],
+        [`${count} nodes: RSS of the nodes process`, `${mb(f.rss)} MiB (peak ${mb(f.hwm)})`, count >= 1000 ? '<= 1536 MiB' : '-', `1 node: ${mb(one.rss)} MiB (peak ${mb(one.hwm)})`],
+        [`${count} nodes: RSS per node above 1 node, now / peak`, `${mb((f.rss - one.rss) / Math.max(1, count - 1))} / ${mb((f.hwm - one.hwm) / Math.max(1, count - 1))} MiB`, '<= 1.5 MiB', '-'],
         [`${count} nodes: Lease renewTime gap p50 / p99 / max`, `${ms(pct(f.gaps, 0.5))} / ${ms(pct(f.gaps, 0.99))} / ${ms(Math.max(...f.gaps))} ms (${f.gaps.length} gaps)`, `interval ${interval} ms`, '-'],
         [`${count} nodes: Lease renewal lateness p99`, `${ms(p99Late)} ms (${((100 * p99Late) / interval).toFixed(1)}%)`, `<= ${interval / 4} ms (25%)`, `bare 100 ms timer p99 late ${ms(pct(f.timerLate, 0.99))} ms`],
         [`${count} nodes: Node status writes`, `${(f.statusWrites / o.windowSeconds).toFixed(1)}/s`, `<= ${(count / (interval / 1000)).toFixed(1)}/s (one per node per interval)`, '-'],
@@ -527,6 +529,9 @@ async function runTarget(target: Target, o: ScaleOptions): Promise<void> {
 
     const sched = await burst(e, o, false, nodeNames);
     const hand = await burst(e, o, true, nodeNames);
+    // The nodes' memory again, now that they run every pod of the phases above.
+    const loaded = memoryOf(kept!.proc.pid!);
+    const podsRun = o.startup.reduce((n, p) => n + p.pods, 0) + 2 * o.burstPods;
     const rate = (b: { pods: number; seconds: number }): number => b.pods / b.seconds;
     console.log(`\nScheduling throughput on ${largest} hollow nodes: ${o.burstPods} pods created by ${o.workers} workers until all are seen bound (aim >= 300 pods/s with 1,000 nodes)\n`);
     printTable(['', 'pods bound', 's', 'pods/s', 'bound after last create ms', 'aim'], [
@@ -534,6 +539,7 @@ async function runTarget(target: Target, o: ScaleOptions): Promise<void> {
       ['baseline: bound by hand (binding subresource)', String(hand.bound), hand.seconds.toFixed(2), rate(hand).toFixed(0), ms(hand.lagMs), '-'],
     ]);
     console.log('(a scheduler that binds within a few hundred ms of the last create kept pace with creation: its pods/s is then what the creates allowed, a lower bound)');
+    console.log(`\nRSS of the ${largest}-node process running ${podsRun} pods: ${mb(loaded.rss)} MiB (peak ${mb(loaded.hwm)}), ${(((loaded.rss - idleRss) / Math.max(1, podsRun)) * 1024).toFixed(0)} KiB per pod above the idle nodes`);
 
     // API call latency over everything above, as the servers measured it.
     const during = diffBuckets(await scrape(e), before);
