@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { ApiClient, isNotFound } from '../reference/client/api-client.js';
 import { startAgent, type RunningAgent } from '../reference/agent/agent.js';
 import { NODE_LEASE_NAMESPACE } from '../reference/agent/lease.js';
+import { sharedMachine } from '../reference/agent/node-status.js';
 import { PACKAGE_VERSION } from '../reference/package-version.js';
 import { HollowRuntime } from './runtime.js';
 import { SharedPodWatch } from './pod-watch.js';
@@ -45,6 +46,12 @@ export interface HollowNodesOptions {
   startConcurrency?: number;
   /** How long to wait for every Node Ready with its Lease, ms (default 60 s + 50 ms a node). */
   readyTimeoutMs?: number;
+  /**
+   * The first node also serves the agent's HTTPS endpoints (127.0.0.1, a free port) and the shared
+   * runtime its control API on this unix socket: what the agent cases need (`run --agent <url> --node
+   * <name> --cri-control <socket>`), to show that a hollow node is the agent's own code.
+   */
+  serveFirst?: { controlSocket: string };
   /** Progress and errors of the agents (default: nothing). */
   log?(msg: string): void;
 }
@@ -63,9 +70,28 @@ export interface HollowStats {
 
 export interface HollowNodes {
   names: string[];
+  /** With serveFirst: the first node's name, its endpoints' URL and the CA file that verifies them. */
+  served?: { nodeName: string; url: string; caFile?: string };
   stats(): HollowStats;
   /** Stops every agent; unless `keep`, deletes the Nodes and Leases of `names` (only those). */
   close(opts?: { keep?: boolean }): Promise<void>;
+}
+
+/**
+ * `fn`, tried again after a failure (3 tries, 0.5 s then 1 s apart): among a thousand node starts, a
+ * request failing once (a busy server, a connection reset) must not fail them all. A failed agent start
+ * has closed what it opened; a Node it registered is found again by the next try.
+ */
+async function withRetries<T>(what: string, log: (m: string) => void, fn: () => Promise<T>, tries = 3): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (i >= tries) throw err;
+      log(`${what}: ${(err as Error).message}; trying again`);
+      await new Promise((r) => setTimeout(r, 500 * i));
+    }
+  }
 }
 
 /** Runs `fn` over `items`, at most `limit` at once; the first failure rejects after the running ones end. */
@@ -97,9 +123,12 @@ export async function startHollowNodes(o: HollowNodesOptions): Promise<HollowNod
     insecureSkipTlsVerify: o.api.insecureSkipTlsVerify, userAgent: `agent/v${PACKAGE_VERSION} (hollow)`,
   });
   const rootDir = await mkdtemp(join(tmpdir(), 'hollow-nodes-'));
-  const runtime = await HollowRuntime.start({ root: join(rootDir, 'cri') });
+  const runtime = await HollowRuntime.start({ root: join(rootDir, 'cri'), control: o.serveFirst?.controlSocket });
   const pods = new SharedPodWatch(api, new Set(names), (err) => log(`pod watch: ${(err as Error).message}`));
+  // One filesystem holds every node's root dir: the machine is read once a second for all of them.
+  const machine = sharedMachine();
   const agents: RunningAgent[] = [];
+  let served: HollowNodes['served'];
   const stopAgents = async () => {
     await Promise.all(agents.map((a) => a.close().catch((err) => log(`${a.nodeName}: stop: ${(err as Error).message}`))));
     agents.length = 0;
@@ -113,7 +142,7 @@ export async function startHollowNodes(o: HollowNodesOptions): Promise<HollowNod
 
   try {
     await eachLimited(names, o.startConcurrency ?? 16, async (nodeName) => {
-      const agent = await startAgent({
+      const agent = await withRetries(`${nodeName}: start`, log, () => startAgent({
         api: { url: o.api.url },
         nodeName, hostnameOverride: nodeName,
         rootDir: join(rootDir, 'nodes', nodeName),
@@ -124,11 +153,14 @@ export async function startHollowNodes(o: HollowNodesOptions): Promise<HollowNod
         nodeLabels: { ...o.labels, [HOLLOW_LABEL]: 'true' },
         shared: {
           apiClient: api, criTransport: runtime.transport(nodeName),
-          podWatch: (node, handlers) => pods.subscribe(node, handlers), podInfoSocket: false,
+          podWatch: (node, handlers) => pods.subscribe(node, handlers), podInfoSocket: false, machine,
         },
+        // Served on loopback, and published there: where the API server's node proxy reaches it.
+        ...(o.serveFirst && nodeName === names[0] ? { serve: { address: '127.0.0.1', port: 0 }, nodeIP: '127.0.0.1' } : {}),
         log: (m) => log(`${nodeName}: ${m}`),
-      });
+      }));
       agents.push(agent);
+      if (agent.url) served = { nodeName, url: agent.url, caFile: agent.caFile };
     });
     await waitReady(api, names, o.readyTimeoutMs ?? 60_000 + 50 * o.count);
   } catch (err) {
@@ -141,6 +173,7 @@ export async function startHollowNodes(o: HollowNodesOptions): Promise<HollowNod
   let closing: Promise<void> | undefined;
   return {
     names,
+    served,
     stats: () => {
       const mem = process.memoryUsage();
       return {

@@ -22,10 +22,8 @@ export class SharedPodWatch {
     this.watch = api.watch('/api/v1/pods', {
       onList: (items) => this.onList(items),
       onEvent: (ev) => this.onEvent(ev),
-      onError: (err) => {
-        onError(err);
-        for (const h of this.subscribers.values()) h.onError?.(err);
-      },
+      // Reported once for all nodes (not once per node): the watch reconnects by itself.
+      onError,
     });
   }
 

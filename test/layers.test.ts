@@ -48,4 +48,6 @@ t.test('the reference and the suites do not depend on the mock CRI', async (t) =
 t.test('hollow/ sits above the reference and the mock: nothing below it imports it', async (t) => {
   t.ok(sources('hollow').length > 0, 'hollow/ has sources');
   t.same(violations(['reference', 'mocks', 'suites', 'cri'], ['hollow']), []);
+  // And below the runner and the CLI, which start it.
+  t.same(violations(['hollow'], ['runner', 'bin', 'suites', 'reporters']), []);
 });

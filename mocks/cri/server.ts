@@ -151,7 +151,7 @@ async function removeSocket(path: string, ino: number): Promise<void> {
 }
 
 /** `<namespace>/<name>` of the pod a request concerns, by its sandbox config or the id it names. */
-function podOfRequest(runtime: Runtime, request: unknown): string | undefined {
+export function podOfRequest(runtime: Runtime, request: unknown): string | undefined {
   const r = (request ?? {}) as Record<string, any>;
   const md = r.config?.metadata?.namespace !== undefined && r.config?.metadata?.uid !== undefined ? r.config.metadata : r.sandbox_config?.metadata;
   if (md?.namespace && md?.name) return `${md.namespace}/${md.name}`;
@@ -161,7 +161,7 @@ function podOfRequest(runtime: Runtime, request: unknown): string | undefined {
 }
 
 /** The control operations (control.ts's interface) over this runtime. */
-function makeControl(runtime: Runtime, faults: Faults, calls: CallLog): MockCriControl {
+export function makeControl(runtime: Runtime, faults: Faults, calls: CallLog): MockCriControl {
   const exit = (id: string, exitCode: number, reason?: string) => {
     if (!Number.isInteger(exitCode) || exitCode < 0 || exitCode > 255) throw new RangeError(`exit code must be an integer 0..255 (got ${exitCode})`);
     try {

@@ -13,7 +13,7 @@ import { startWatchdog, unixAddress, watchdogTimeoutMs, type Watchdog } from './
 import { FeatureGates, GATES_1_37 } from '../features.js';
 import { ApiClient, type Watch, type WatchOptions } from '../client/api-client.js';
 import { LeaseController } from './lease.js';
-import { NodeStatusManager } from './node-status.js';
+import { NodeStatusManager, type MachineSource } from './node-status.js';
 import { DEFAULT_EVICTION_HARD, parseEvictionHard } from './eviction.js';
 import { Pleg } from './pleg.js';
 import { PodWorkers } from './pod-workers.js';
@@ -47,6 +47,8 @@ export interface SharedAgentParts {
   criTransport?: CriTransport;
   /** Serve the pod info socket (§4.2) under the root dir (default true). */
   podInfoSocket?: boolean;
+  /** The machine's facts for the node status (default: read afresh at every sync). */
+  machine?: MachineSource;
 }
 
 export interface AgentOptions {
@@ -236,7 +238,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
       nodeStatus = new NodeStatusManager({
         api, runtime, nodeName, hostnameOverride: o.hostnameOverride, nodeIP: o.nodeIP, rootDir: o.rootDir,
         updateFrequencyMs: o.nodeStatusUpdateFrequencyMs, reportFrequencyMs: o.nodeStatusReportFrequencyMs,
-        agentPort: port, declaredFeatures: declaredFeatures(gates), maxPods: o.maxPods, nodeLabels: o.nodeLabels,
+        agentPort: port, declaredFeatures: declaredFeatures(gates), maxPods: o.maxPods, nodeLabels: o.nodeLabels, machine: shared.machine,
         evictionHard: o.evictionHard, pressureTransitionPeriodMs: o.evictionPressureTransitionPeriodMs,
         onError: (err) => log(`node status: ${(err as Error).message}`), events,
       });

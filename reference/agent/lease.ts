@@ -32,6 +32,8 @@ export class LeaseController {
   private running: Promise<void> | undefined;
   private readonly duration: number;
   private readonly path: string;
+  /** The Lease as the last successful write answered it: the next renewal starts from it, without a GET. */
+  private latest: any;
 
   constructor(private readonly o: LeaseOptions) {
     this.duration = o.leaseDurationSeconds ?? 40;
@@ -58,11 +60,32 @@ export class LeaseController {
     await this.running;
   }
 
-  /** One renewal: update the Lease, creating it (and its namespace) when missing. */
+  /**
+   * One renewal: update the Lease, creating it (and its namespace) when missing. As upstream's lease
+   * controller, the update starts from the Lease the last write answered (one PUT, no GET, while nobody
+   * else writes the Lease); when that fails (a conflict, the Lease deleted) it reads the Lease again.
+   */
   async renew(): Promise<void> {
     const uid = this.o.nodeUid();
     const ownerReferences = uid ? [{ apiVersion: 'v1', kind: 'Node', name: this.o.nodeName, uid }] : undefined;
     const spec = { holderIdentity: this.o.nodeName, leaseDurationSeconds: this.duration, renewTime: microTime() };
+    const updated = (current: any) => {
+      const next = { ...current, metadata: { ...current.metadata }, spec: { ...current.spec, ...spec } };
+      if (ownerReferences && !(next.metadata.ownerReferences ?? []).some((r: any) => r.uid === uid)) {
+        next.metadata.ownerReferences = ownerReferences;
+      }
+      return next;
+    };
+    if (this.latest) {
+      const from = this.latest;
+      this.latest = undefined;
+      try {
+        this.latest = await this.o.api.update(this.path, updated(from));
+        return;
+      } catch {
+        // Changed or gone since: read it again below.
+      }
+    }
     let current: any;
     try {
       current = await this.o.api.get(this.path);
@@ -70,23 +93,19 @@ export class LeaseController {
       if (!isNotFound(err)) throw err;
     }
     if (current) {
-      current.spec = { ...current.spec, ...spec };
-      if (ownerReferences && !(current.metadata.ownerReferences ?? []).some((r: any) => r.uid === uid)) {
-        current.metadata.ownerReferences = ownerReferences;
-      }
-      await this.o.api.update(this.path, current);
+      this.latest = await this.o.api.update(this.path, updated(current));
       return;
     }
     const lease = { apiVersion: 'coordination.orch.io/v1', kind: 'Lease', metadata: { name: this.o.nodeName, namespace: NODE_LEASE_NAMESPACE, ownerReferences }, spec };
     const collection = `/apis/coordination.orch.io/v1/namespaces/${NODE_LEASE_NAMESPACE}/leases`;
     try {
-      await this.o.api.create(collection, lease);
+      this.latest = await this.o.api.create(collection, lease);
     } catch (err) {
       if (!isNotFound(err)) throw err;
       // The namespace is missing.
       await this.o.api.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NODE_LEASE_NAMESPACE } })
         .catch((e) => { if (!isAlreadyExists(e)) throw e; });
-      await this.o.api.create(collection, lease);
+      this.latest = await this.o.api.create(collection, lease);
     }
   }
 

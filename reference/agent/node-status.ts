@@ -12,7 +12,7 @@ import { isAlreadyExists, isNotFound, type ApiClient } from '../client/api-clien
 import type { Runtime, RuntimeCondition } from './runtime.js';
 import { broken } from './breaks.js';
 import { GATES_1_37 } from '../features.js';
-import { DEFAULT_EVICTION_HARD, observeSignals, parseEvictionHard, PressureTracker, type Pressure } from './eviction.js';
+import { DEFAULT_EVICTION_HARD, observeSignals, parseEvictionHard, PressureTracker, type Observation, type Pressure } from './eviction.js';
 import { nodeRef, type EventSink } from './events.js';
 
 /** Where the node's process figures are read (the stats collector reads them too). */
@@ -47,6 +47,43 @@ export interface NodeStatusOptions {
   onError?(err: unknown): void;
   /** Where the node's events go (events.ts); absent: none are recorded. */
   events?: EventSink;
+  /** Where the machine's facts are read (default: the machine, at every sync). */
+  machine?: MachineSource;
+}
+
+/** The machine as the node status reads it: its identity, and the eviction signals of a root dir. */
+export interface MachineSource {
+  ids(): { machineID: string; systemUUID: string; bootID: string; kernelVersion: string; osImage: string };
+  signals(rootDir: string): Promise<Record<string, Observation>>;
+}
+
+/** The machine read afresh at every call (the agent's default). */
+export const LIVE_MACHINE: MachineSource = {
+  ids: () => ({
+    machineID: readId('/etc/machine-id'),
+    systemUUID: readId('/sys/class/dmi/id/product_uuid'),
+    bootID: readId('/proc/sys/kernel/random/boot_id'),
+    kernelVersion: os.release(),
+    osImage: osImage(),
+  }),
+  signals: observeSignals,
+};
+
+/**
+ * The machine read once for many agents of one process whose root dirs share a filesystem (hollow
+ * nodes): the identity at the first call, the signals at most every `maxAgeMs`.
+ */
+export function sharedMachine(maxAgeMs = 1000): MachineSource {
+  let ids: ReturnType<MachineSource['ids']> | undefined;
+  let last: { at: number; obs: Promise<Record<string, Observation>> } | undefined;
+  return {
+    ids: () => (ids ??= LIVE_MACHINE.ids()),
+    signals: (rootDir) => {
+      const now = Date.now();
+      if (!last || now - last.at > maxAgeMs) last = { at: now, obs: observeSignals(rootDir) };
+      return last.obs;
+    },
+  };
 }
 
 /** Upstream's node event reasons by condition: [when True, otherwise]. */
@@ -209,6 +246,7 @@ export class NodeStatusManager {
     }
     const runtimeConds = await this.o.runtime.status().catch((e: Error) => e);
     const machine = await this.machine();
+    const machineIds = (this.o.machine ?? LIVE_MACHINE).ids();
     const core = [...pressureConditions(machine.pressure), readyCondition(runtimeConds)];
     const status = {
       addresses: [
@@ -224,11 +262,7 @@ export class NodeStatusManager {
       // Test-only: every feature still in development declared, enabled or not.
       ...(broken('declared-features-ignore-gates') ? { declaredFeatures: Object.keys(GATES_1_37).filter((g) => GATES_1_37[g]!.stage !== 'GA').sort() } : {}),
       nodeInfo: {
-        machineID: readId('/etc/machine-id'),
-        systemUUID: readId('/sys/class/dmi/id/product_uuid'),
-        bootID: readId('/proc/sys/kernel/random/boot_id'),
-        kernelVersion: os.release(),
-        osImage: osImage(),
+        ...machineIds,
         containerRuntimeVersion: this.runtimeVersion,
         agentVersion: `v${PACKAGE_VERSION}`,
         operatingSystem: process.platform,
@@ -301,7 +335,7 @@ export class NodeStatusManager {
   private async machine(): Promise<{ capacity: Record<string, string>; pressure: Record<Pressure, boolean> }> {
     // One read of the node's signals serves both: the root dir's filesystem is the node's ephemeral
     // storage (0 while the root dir is not there yet) and nodefs.available's base.
-    const signals = await observeSignals(this.o.rootDir);
+    const signals = await (this.o.machine ?? LIVE_MACHINE).signals(this.o.rootDir);
     const storage = signals['nodefs.available']?.capacity ?? 0;
     const pressure = this.pressure.assess(signals);
     return {

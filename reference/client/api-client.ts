@@ -260,7 +260,12 @@ export class ApiClient {
     this.agent.destroy();
   }
 
-  private send(method: string, path: string, body: unknown, contentType: string, timeoutMs: number): Promise<IncomingMessage> {
+  /**
+   * One request. A keep-alive connection the server closed while idle, just as this request went out on
+   * it, resets before any answer (the server never read the request): the request is sent again once on a
+   * new connection, as Go's HTTP transport does for a reused connection that fails this way.
+   */
+  private send(method: string, path: string, body: unknown, contentType: string, timeoutMs: number, retried = false): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const url = new URL(path, this.base);
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
@@ -276,7 +281,11 @@ export class ApiClient {
         observe(String(res.statusCode ?? 0));
         resolve(res);
       });
-      req.on('error', (err) => {
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (!retried && req.reusedSocket && err.code === 'ECONNRESET') {
+          this.send(method, path, body, contentType, timeoutMs, true).then(resolve, reject);
+          return;
+        }
         observe('<error>');
         reject(err);
       });

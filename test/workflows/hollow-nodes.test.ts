@@ -4,10 +4,19 @@
 // through the agent's own code: Node status with capacity, allocatable and nodeInfo, Leases renewed on
 // the --heartbeat schedule, pods the scheduler spreads over them reaching Running with pod IPs, a
 // deleted pod going away. Once on memory storage, once (shorter) on etcd when etcd is installed.
+//
+// And hollow nodes are the agent's own code, not a look-alike: the agent cases that observe a node
+// through the API, its endpoints and its runtime (node status, Lease heartbeats, the sync loop and PLEG
+// as the shared runtime's call log records them, conditions, events) run against the first node of
+// startHollowNodes, which serves the agent's endpoints, next to other hollow nodes, and pass.
 import t, { type Test } from 'tap';
 import { execaNode, type ResultPromise } from 'execa';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { BIN, startServe } from '../helpers/serve.js';
 import { etcdUnavailable, startEtcd } from '../helpers/etcd.js';
+import { startHollowNodes } from '../../hollow/nodes.js';
 
 const LEASES = '/apis/coordination.orch.io/v1/namespaces/node-lease/leases';
 const HOLLOW = 'orch-conformance.io/hollow';
@@ -85,12 +94,19 @@ async function podsRun(t: Test, url: string, names: readonly string[], count: nu
   t.pass('the deleted pod went away');
 }
 
-t.test('nodes --count 20 against serve: Ready Nodes with Leases, pods Running, stop deletes only its own', async (t) => {
-  const serve = await startServe(t, ['--plain-http']);
-  const url = serve.url;
-  // A second process first, kept at its stop: the first one's stop must leave its Nodes alone.
-  const kept = await startNodes(t, ['--count', '2', '--api', url, '--name-prefix', 'kept-', '--keep']);
-  const nodes = await startNodes(t, ['--count', '20', '--api', url, '--heartbeat', '1s', '--pods-per-node', '50', '--label', 'team=scale']);
+t.test('against serve (memory storage)', async (t) => {
+  // Loopback nodes reachable through the node proxy: the served hollow node of the agent cases.
+  const serve = await startServe(t, ['--plain-http', '--node-proxy-allow-loopback']);
+  await t.test('nodes --count 20: Ready Nodes with Leases, pods Running, stop deletes only its own', (t) => nodesContract(t, serve.url));
+  await t.test('agent cases pass against a hollow node', (t) => agentCases(t, serve.url));
+});
+
+async function nodesContract(t: Test, url: string): Promise<void> {
+  // A second process, kept at its stop: the first one's stop must leave its Nodes alone.
+  const [kept, nodes] = await Promise.all([
+    startNodes(t, ['--count', '2', '--api', url, '--name-prefix', 'kept-', '--keep']),
+    startNodes(t, ['--count', '20', '--api', url, '--heartbeat', '1s', '--pods-per-node', '50', '--label', 'team=scale']),
+  ]);
   t.equal(nodes.stdout(), 'ready: 20 nodes\n', 'one ready line on stdout');
   const names = Array.from({ length: 20 }, (_, i) => `hollow-${i}`);
 
@@ -126,7 +142,33 @@ t.test('nodes --count 20 against serve: Ready Nodes with Leases, pods Running, s
   t.equal(keptStop.exitCode, 0);
   t.equal(keptStop.stdout, 'ready: 2 nodes\nstopped: 2 nodes kept\n');
   t.same((await get(url, `/api/v1/nodes?labelSelector=${HOLLOW}%3Dtrue`)).items.map((n: any) => n.metadata.name).sort(), ['kept-0', 'kept-1'], '--keep: the Nodes stay');
-});
+}
+
+/**
+ * The cases of spec 001 §1, §2.2, §3 and §7 that observe a node through the API, its endpoints and its
+ * runtime's control API (not its files, flags or process, which need --agent-exec: those would skip and
+ * are left out here).
+ */
+const AGENT_CASES = '^agent\\.(sync\\.|pleg\\.|node\\.(addresses|conditions\\.|capacity|allocatable|info$)|lease\\.|conditions\\.(ready-true|network-unavailable)|events\\.)';
+
+async function agentCases(t: Test, url: string): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'hollow-cases-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const control = join(dir, 'control.sock');
+  const nodes = await startHollowNodes({ api: { url }, count: 3, namePrefix: 'case-', heartbeatMs: 1000, serveFirst: { controlSocket: control } });
+  t.teardown(() => nodes.close());
+  const served = nodes.served!;
+  t.equal(served.nodeName, 'case-0', 'the first node serves its endpoints');
+  const r = await execaNode(BIN, [
+    'run', '--api', url, '--agent', served.url, '--node', served.nodeName, '--cri-control', control,
+    ...(served.caFile ? ['--agent-ca', served.caFile] : []),
+    '--focus', AGENT_CASES, '--fail-on-skip', '--reporter', 'console', '--parallel', '4',
+  ], { reject: false, timeout: 120_000 });
+  t.equal(r.exitCode, 0, `the run passes:\n${r.stdout}\n${r.stderr}`);
+  const passed = /(\d+) passed, 0 failed, 0 errored, 0 skipped/.exec(r.stdout);
+  t.ok(passed && Number(passed[1]) >= 20, `the selected cases ran and passed (${passed?.[1]})`);
+  await nodes.close();
+}
 
 t.test('nodes against serve --storage etcd', { skip: etcdUnavailable() }, async (t) => {
   const etcd = await startEtcd(t);
