@@ -539,7 +539,7 @@ async function runTarget(target: Target, o: ScaleOptions): Promise<void> {
       ['baseline: bound by hand (binding subresource)', String(hand.bound), hand.seconds.toFixed(2), rate(hand).toFixed(0), ms(hand.lagMs), '-'],
     ]);
     console.log('(a scheduler that binds within a few hundred ms of the last create kept pace with creation: its pods/s is then what the creates allowed, a lower bound)');
-    console.log(`\nRSS of the ${largest}-node process running ${podsRun} pods: ${mb(loaded.rss)} MiB (peak ${mb(loaded.hwm)}), ${(((loaded.rss - idleRss) / Math.max(1, podsRun)) * 1024).toFixed(0)} KiB per pod above the idle nodes`);
+    console.log(`\nRSS of the ${largest}-node process running ${podsRun} pods: ${mb(loaded.rss)} MiB (peak ${mb(loaded.hwm)}), ${((loaded.rss - idleRss) / Math.max(1, podsRun) / 1024).toFixed(0)} KiB per pod above the idle nodes`);
 
     // API call latency over everything above, as the servers measured it.
     const during = diffBuckets(await scrape(e), before);
