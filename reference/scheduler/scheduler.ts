@@ -363,6 +363,8 @@ export class Scheduler {
 
   /** Requests of the pods nominated to `node` with at least `priority`, other than `self`. */
   private nominatedOn(node: string, priority: number, self: string): { requests: Resources; pods: number } | undefined {
+    // Called for every node of every attempt: without nominations (no preemption pending), nothing to add.
+    if (this.nominated.size === 0) return undefined;
     let out: { requests: Resources; pods: number } | undefined;
     for (const [key, n] of this.nominated) {
       if (key === self || n.node !== node || n.priority < priority) continue;
@@ -380,16 +382,17 @@ export class Scheduler {
     const reasonsByNode = new Map<string, string[]>();
     const feasible: Array<{ node: KubeObject; score: number }> = [];
     const nodes = this.nodes.list();
+    // Test-only (breaks): `scheduler.ignore-taints`, `scheduler.ignore-affinity-errors`; read once
+    // per attempt, not once per node.
+    const ignoreTaints = this.has('ignore-taints');
+    const affinityErrorsMatch = this.has('ignore-affinity-errors');
     for (const node of nodes) {
       const name = node.metadata.name;
       const usage = sim ? sim.usageOf(name) : this.cache.usageOf(name);
       const allocatable = this.allocatableOf(node);
       const nom = this.nominatedOn(name, priority, key);
       const reasons = fitReasons({
-        pod, requests, node, allocatable, usage, nominated: nom?.requests, nominatedPods: nom?.pods,
-        // Test-only (breaks): `scheduler.ignore-taints`, `scheduler.ignore-affinity-errors`.
-        ignoreTaints: this.has('ignore-taints'),
-        affinityErrorsMatch: this.has('ignore-affinity-errors'),
+        pod, requests, node, allocatable, usage, nominated: nom?.requests, nominatedPods: nom?.pods, ignoreTaints, affinityErrorsMatch,
       });
       if (reasons.length) {
         reasonsByNode.set(name, reasons);
