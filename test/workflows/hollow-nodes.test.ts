@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, startServe } from '../helpers/serve.js';
 import { etcdUnavailable, startEtcd } from '../helpers/etcd.js';
+import { kubectlAgainst } from '../helpers/kubectl.js';
 import { startHollowNodes } from '../../hollow/nodes.js';
 
 const LEASES = '/apis/coordination.orch.io/v1/namespaces/node-lease/leases';
@@ -97,21 +98,30 @@ async function podsRun(t: Test, url: string, names: readonly string[], count: nu
 t.test('against serve (memory storage)', async (t) => {
   // Loopback nodes reachable through the node proxy: the served hollow node of the agent cases.
   const serve = await startServe(t, ['--plain-http', '--node-proxy-allow-loopback']);
-  await t.test('nodes --count 20: Ready Nodes with Leases, pods Running, stop deletes only its own', (t) => nodesContract(t, serve.url));
+  await t.test('nodes --count 50: Ready Nodes with Leases, kubectl get nodes lists them, pods Running, stop deletes only its own', (t) => nodesContract(t, serve.url));
   await t.test('agent cases pass against a hollow node', (t) => agentCases(t, serve.url));
 });
+
+/** The issue's acceptance: a test with 50 nodes. */
+const COUNT = 50;
 
 async function nodesContract(t: Test, url: string): Promise<void> {
   // A second process, kept at its stop: the first one's stop must leave its Nodes alone.
   const [kept, nodes] = await Promise.all([
     startNodes(t, ['--count', '2', '--api', url, '--name-prefix', 'kept-', '--keep']),
-    startNodes(t, ['--count', '20', '--api', url, '--heartbeat', '1s', '--pods-per-node', '50', '--label', 'team=scale']),
+    startNodes(t, ['--count', String(COUNT), '--api', url, '--heartbeat', '1s', '--pods-per-node', '50', '--label', 'team=scale']),
   ]);
-  t.equal(nodes.stdout(), 'ready: 20 nodes\n', 'one ready line on stdout');
-  const names = Array.from({ length: 20 }, (_, i) => `hollow-${i}`);
+  t.equal(nodes.stdout(), `ready: ${COUNT} nodes\n`, 'one ready line on stdout');
+  const names = Array.from({ length: COUNT }, (_, i) => `hollow-${i}`);
 
   const list = (await get(url, `/api/v1/nodes?labelSelector=${HOLLOW}%3Dtrue,team%3Dscale`)).items;
-  t.same(list.map((n: any) => n.metadata.name).sort(), [...names].sort(), 'the 20 Nodes, labelled hollow and with --label');
+  t.same(list.map((n: any) => n.metadata.name).sort(), [...names].sort(), `the ${COUNT} Nodes, labelled hollow and with --label`);
+  // A real client sees them as nodes of the cluster.
+  const got = await kubectlAgainst(t, url).kubectl('get', 'nodes', '-l', 'team=scale', '--no-headers');
+  t.equal(got.exitCode, 0, `kubectl get nodes: ${got.stderr}`);
+  const rows = got.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/));
+  t.same(rows.map((r) => r[0]).sort(), [...names].sort(), 'kubectl get nodes lists every hollow node');
+  t.ok(rows.every((r) => r[1] === 'Ready'), 'kubectl shows each Ready');
   for (const n of list) {
     if (!ready(n)) t.fail(`${n.metadata.name} Ready`);
     if (n.status.capacity?.pods !== '50' || n.status.allocatable?.pods !== '50' || !n.status.capacity.cpu || !n.status.capacity.memory) t.fail(`${n.metadata.name} capacity/allocatable: ${JSON.stringify(n.status.capacity)}`);
@@ -132,7 +142,7 @@ async function nodesContract(t: Test, url: string): Promise<void> {
 
   const stopped = await nodes.stop();
   t.equal(stopped.exitCode, 0);
-  t.equal(stopped.stdout, 'ready: 20 nodes\nstopped: 20 nodes deleted\n', 'the stop line follows the ready line');
+  t.equal(stopped.stdout, `ready: ${COUNT} nodes\nstopped: ${COUNT} nodes deleted\n`, 'the stop line follows the ready line');
   const left = (await get(url, `/api/v1/nodes?labelSelector=${HOLLOW}%3Dtrue`)).items.map((n: any) => n.metadata.name).sort();
   t.same(left, ['kept-0', 'kept-1'], 'its Nodes deleted, the other process\'s left');
   const leases = (await get(url, LEASES)).items.map((l: any) => l.metadata.name).sort();
