@@ -5,7 +5,7 @@ import { ALL_CASES } from '../suites/index.js';
 import { computeCoverage } from '../reporters/coverage.js';
 import { UsageError } from './errors.js';
 import { summarise, TOOL } from './run.js';
-import type { CaseResult, RunReport, RunSelection, ShardRecord } from './results.js';
+import type { BackgroundLoad, CaseResult, RunReport, RunSelection, ShardRecord } from './results.js';
 
 export interface MergeInput {
   /** Where the part was read from, for messages. */
@@ -92,7 +92,21 @@ export function mergeReports(parts: readonly MergeInput[]): RunReport {
     startedAt: report.startedAt,
     durationMs: report.durationMs,
     cases: report.cases.length,
+    ...(report.backgroundLoad ? { backgroundLoad: report.backgroundLoad } : {}),
   }));
+  // The load the merged run ran under: the shards' nodes add up when each started its own; hollow
+  // Nodes found already running were the same ones for every shard, so the most any shard saw.
+  const loads = parts.map((p) => p.report.backgroundLoad).filter((l): l is BackgroundLoad => l !== undefined);
+  const startedLoads = loads.filter((l) => l.source === 'started by the run');
+  const already = Math.max(0, ...loads.map((l) => (l.source === 'already running' ? l.hollowNodes : l.alreadyRunning ?? 0)));
+  const endedEarly = loads.map((l) => l.endedEarly).filter((e): e is string => !!e);
+  const backgroundLoad: BackgroundLoad | undefined = startedLoads.length > 0
+    ? {
+      hollowNodes: startedLoads.reduce((n, l) => n + l.hollowNodes, 0), source: 'started by the run',
+      ...(already > 0 ? { alreadyRunning: already } : {}),
+      ...(endedEarly.length > 0 ? { endedEarly: endedEarly.join('; ') } : {}),
+    }
+    : loads.length > 0 ? { hollowNodes: already, source: 'already running' } : undefined;
   const selection = first.report.selection ? { ...first.report.selection, partial: first.report.selection.selectedCases < first.report.selection.totalCases } : undefined;
   return {
     tool: first.report.tool ?? TOOL,
@@ -113,5 +127,6 @@ export function mergeReports(parts: readonly MergeInput[]): RunReport {
     merged,
     // The shards of one run carry one --label; shards labelled apart keep the first's.
     ...(sorted[0]!.report.label !== undefined ? { label: sorted[0]!.report.label } : {}),
+    ...(backgroundLoad ? { backgroundLoad } : {}),
   };
 }

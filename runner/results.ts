@@ -235,6 +235,8 @@ export interface ShardRecord {
   startedAt: string;
   durationMs: number;
   cases: number;
+  /** The shard's own background load (each shard's `--background-nodes` starts its own nodes). */
+  backgroundLoad?: BackgroundLoad;
 }
 
 /** A target fact the operator stated (runner/facts.ts), with its value unless it is a secret. */

@@ -106,6 +106,11 @@ t.test('merge refuses parts that would make a wrong report', async (t) => {
   t.equal(ok.selection?.partial, true, 'a focused selection stays partial');
   t.equal(ok.label, undefined, 'no --label, none merged');
   t.equal(mergeReports(shardReports(3, () => ({ label: 'acme 2.3' }))).label, 'acme 2.3', 'the shards\' --label is kept (report matrix names the column by it)');
+  t.equal(ok.backgroundLoad, undefined, 'no load, none merged');
+  const loaded = mergeReports(shardReports(3, () => ({ backgroundLoad: { hollowNodes: 50, source: 'started by the run' as const, alreadyRunning: 4 } })));
+  t.same(loaded.backgroundLoad, { hollowNodes: 150, source: 'started by the run', alreadyRunning: 4 }, 'each shard started its own nodes: they add up; the ones already there counted once');
+  t.same(loaded.merged!.map((m) => m.backgroundLoad?.hollowNodes), [50, 50, 50], 'each shard\'s own load kept');
+  t.same(mergeReports(shardReports(2, () => ({ backgroundLoad: { hollowNodes: 7, source: 'already running' as const } }))).backgroundLoad, { hollowNodes: 7, source: 'already running' }, 'nodes found already running are the same for every shard');
   const refuses = (parts: MergeInput[], re: RegExp, what: string) => t.throws(() => mergeReports(parts), { name: 'UsageError', message: re }, what);
   refuses([good[0]!, good[1]!], /shard 3\/3 missing/, 'a missing shard');
   refuses([good[0]!, good[1]!, good[1]!, good[2]!], /shard 2\/3 given twice/, 'a shard twice');
