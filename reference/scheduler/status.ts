@@ -53,9 +53,15 @@ export class StatusWriter {
     return result;
   }
 
-  /** A write nobody waits for: its failure is logged (a 404 - the object went away - is not). */
-  fire(key: string, fn: () => Promise<unknown>): Promise<void> {
+  /**
+   * A write nobody waits for: its failure is logged (a 404 - the object went away - is not). With
+   * `memo`, the condition remembered as written is forgotten when the write failed (unless a later
+   * one replaced it), so that the next attempt writes it again instead of taking it as done: a
+   * failed write (a storage timeout under load) must not leave a pod without its condition for good.
+   */
+  fire(key: string, fn: () => Promise<unknown>, memo?: { key: string; cond: Cond }): Promise<void> {
     return this.inOrder(key, fn).then(() => undefined, (err) => {
+      if (memo && this.written.get(memo.key) === memo.cond) this.written.delete(memo.key);
       if (!isNotFound(err)) this.log(`write for ${key} failed`, err);
     });
   }
@@ -81,15 +87,16 @@ export class StatusWriter {
     this.written.set(memo, cond);
     const status: Record<string, unknown> = { conditions: [cond] };
     if (nominatedNodeName !== undefined) status['nominatedNodeName'] = nominatedNodeName;
-    return this.fire(key, () => this.client.patchStatus(podPath(pod), { status }, 'strategic'));
+    return this.fire(key, () => this.client.patchStatus(podPath(pod), { status }, 'strategic'), { key: memo, cond });
   }
 
   /** DisruptionTarget=True, reason PreemptionByScheduler, on a pod about to be deleted for a preemptor. */
   podDisruptionTarget(pod: KubeObject, message: string): Promise<void> {
     const key = keyOf(pod);
     const cond = { type: DISRUPTION_TARGET, status: 'True', reason: 'PreemptionByScheduler', message, lastTransitionTime: nowTime() };
-    this.written.set(`p:${key}|${DISRUPTION_TARGET}`, cond);
-    return this.fire(key, () => this.client.patchStatus(podPath(pod), { status: { conditions: [cond] } }, 'strategic'));
+    const memo = `p:${key}|${DISRUPTION_TARGET}`;
+    this.written.set(memo, cond);
+    return this.fire(key, () => this.client.patchStatus(podPath(pod), { status: { conditions: [cond] } }, 'strategic'), { key: memo, cond });
   }
 
   /**
@@ -114,6 +121,6 @@ export class StatusWriter {
       ...(generation !== undefined ? { observedGeneration: generation } : {}),
     };
     this.written.set(memo, cond);
-    return this.fire(`pg:${key}`, () => this.client.patchStatus(podGroupPath(namespace, name), { status: { conditions: [cond] } }, 'strategic'));
+    return this.fire(`pg:${key}`, () => this.client.patchStatus(podGroupPath(namespace, name), { status: { conditions: [cond] } }, 'strategic'), { key: memo, cond });
   }
 }
